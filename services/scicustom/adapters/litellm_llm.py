@@ -1,0 +1,116 @@
+"""The LLM port backed by litellm: any provider or OpenAI-compatible server, with a persistent
+response cache, retries with exponential backoff, a per-provider rate limit and cost accounting."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from scicustom.adapters.llm_response_cache import LLMResponseCache, cache_key
+from scicustom.adapters.rate_limiter import RateLimiter
+from scicustom.ports import Completion
+
+# litellm must never fetch its price map from the internet.
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+
+class LLMCallFailed(RuntimeError):
+    pass
+
+
+@dataclass
+class UsageTotals:
+    calls: int = 0
+    cached_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float = 0.0
+
+
+class LiteLLMAdapter:
+    def __init__(
+        self,
+        cache: LLMResponseCache,
+        *,
+        max_retries: int = 3,
+        requests_per_minute: int = 600,
+        timeout_s: float = 120.0,
+        api_base: str | None = None,
+        api_key: str | None = None,
+        backoff_s: float = 1.0,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        self._cache = cache
+        self._max_retries = max_retries
+        self._limiter = RateLimiter(requests_per_minute)
+        self._timeout_s = timeout_s
+        self._api_base = api_base
+        self._api_key = api_key
+        self._backoff_s = backoff_s
+        self._sleep = sleep
+        self._lock = threading.Lock()
+        self.usage = UsageTotals()
+
+    def complete(self, model: str, messages: Sequence[Mapping[str, str]], **params: Any) -> Completion:
+        key = cache_key(model, messages, params)
+        hit = self._cache.get(key)
+        if hit is not None:
+            with self._lock:
+                self.usage.cached_calls += 1
+            return Completion(**{**hit, "cached": True})
+        completion = self._call_with_retries(model, messages, params)
+        self._cache.put(key, {k: v for k, v in completion.__dict__.items() if k != "cached"})
+        with self._lock:
+            self.usage.calls += 1
+            self.usage.prompt_tokens += completion.prompt_tokens
+            self.usage.completion_tokens += completion.completion_tokens
+            self.usage.cost_usd += completion.cost_usd
+        return completion
+
+    def _call_with_retries(self, model: str, messages: Sequence[Mapping[str, str]],
+                           params: Mapping[str, Any]) -> Completion:
+        import litellm  # imported lazily: it is slow to import and only needed on a cache miss
+
+        provider = model.split("/", 1)[0]
+        last_error: Exception | None = None
+        for attempt in range(self._max_retries + 1):
+            self._limiter.acquire(provider)
+            try:
+                response = litellm.completion(
+                    model=model, messages=list(messages), timeout=self._timeout_s,
+                    api_base=self._api_base, api_key=self._api_key, num_retries=0, **params,
+                )
+                return self._to_completion(litellm, model, response)
+            except Exception as exc:  # litellm maps provider errors to many classes
+                last_error = exc
+                if not _is_retryable(exc) or attempt == self._max_retries:
+                    break
+                self._sleep(self._backoff_s * 2**attempt)
+        raise LLMCallFailed(f"{model}: {type(last_error).__name__}: {last_error}")
+
+    @staticmethod
+    def _to_completion(litellm: Any, model: str, response: Any) -> Completion:
+        text = response.choices[0].message.content or ""
+        usage = getattr(response, "usage", None)
+        try:
+            cost = float(litellm.completion_cost(completion_response=response))
+        except Exception:  # unknown local models have no price: count them as free
+            cost = 0.0
+        return Completion(
+            text=text,
+            model=model,
+            prompt_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
+            completion_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
+            cost_usd=cost,
+        )
+
+
+def _is_retryable(exc: Exception) -> bool:
+    name = type(exc).__name__
+    non_retryable = ("AuthenticationError", "BadRequestError", "NotFoundError",
+                     "PermissionDeniedError", "UnprocessableEntityError", "ContextWindowExceededError")
+    return name not in non_retryable

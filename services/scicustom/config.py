@@ -1,0 +1,41 @@
+"""Typed settings. Profile `local` (embedded defaults) or `cluster`; read from SCICUSTOM_* env vars."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+RESOURCES = Path(__file__).parent / "resources"
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="SCICUSTOM_", extra="ignore")
+
+    profile: Literal["local", "cluster"] = "local"
+    home: Path = Field(default_factory=lambda: Path.cwd() / ".scicustom",
+                       description="where the embedded object store, caches and models live")
+    units_file: Path = RESOURCES / "knowledge_units.json"
+    # LLM access through litellm; empty means every judge runs offline.
+    llm_cache_dir: Path | None = None
+    llm_max_retries: int = 3
+    llm_requests_per_minute: int = 600
+    llm_timeout_s: float = 120.0
+    # Batch sizes for the local models.
+    embed_batch: int = 64
+    perplexity_batch: int = 16
+    perplexity_max_question_tokens: int = 256
+
+    @property
+    def store_dir(self) -> Path:
+        return self.home / "store"
+
+    @property
+    def cache_dir(self) -> Path:
+        return self.home / "cache"
+
+    @property
+    def llm_cache_path(self) -> Path:
+        return self.llm_cache_dir or self.cache_dir / "llm"

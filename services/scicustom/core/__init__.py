@@ -1,0 +1,1 @@
+"""Pure domain logic. Imports no grpc, kafka, minio, elasticsearch, kserve or litellm."""

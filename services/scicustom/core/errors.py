@@ -1,0 +1,16 @@
+"""Domain errors. Edges translate them: CLI exit 2, gRPC INVALID_ARGUMENT / FAILED_PRECONDITION."""
+
+from __future__ import annotations
+
+
+class InvalidInput(ValueError):
+    """Input that the caller must fix; `field` names what is wrong."""
+
+    def __init__(self, field: str, problem: str) -> None:
+        super().__init__(f"{field}: {problem}")
+        self.field = field
+        self.problem = problem
+
+
+class PreconditionFailed(RuntimeError):
+    """The system is not in a state to do this yet (e.g. no corpus imported)."""

@@ -1,0 +1,98 @@
+"""An evaluation requirement r: what the user wants a benchmark for."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from scicustom.core.errors import InvalidInput
+
+
+@dataclass(frozen=True)
+class JudgeSpec:
+    """A configured LLM judge (`provider/model` for litellm)."""
+
+    provider: str
+    model: str
+
+    @property
+    def litellm_model(self) -> str:
+        return self.model if "/" in self.model else f"{self.provider}/{self.model}"
+
+
+@dataclass(frozen=True)
+class Requirement:
+    name: str
+    domain: str
+    description: str
+    k1: int = 10
+    k2: int = 100
+    proxy_samples: int = 100
+    voting_judges: tuple[JudgeSpec, ...] = ()
+    relevance_judges: tuple[JudgeSpec, ...] = ()
+    mcq_writer: JudgeSpec | None = None
+
+    @property
+    def text(self) -> str:
+        """The text local judges embed: the domain name and the description."""
+        return f"{self.domain}. {self.description}"
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "_", text.lower()).strip("_")[:60] or "requirement"
+
+
+def _positive_int(data: Mapping[str, Any], key: str, default: int) -> int:
+    value = data.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise InvalidInput(key, f"must be a positive integer, got {value!r}")
+    return value
+
+
+def _judges(data: Mapping[str, Any], key: str) -> tuple[JudgeSpec, ...]:
+    raw = data.get(key) or []
+    if not isinstance(raw, list):
+        raise InvalidInput(key, "must be a list of {provider, model}")
+    specs = []
+    for i, entry in enumerate(raw):
+        if not isinstance(entry, Mapping) or not entry.get("model"):
+            raise InvalidInput(f"{key}[{i}]", "needs 'model'")
+        specs.append(JudgeSpec(provider=str(entry.get("provider", "")), model=str(entry["model"])))
+    return tuple(specs)
+
+
+def requirement_from_mapping(data: Any) -> Requirement:
+    """Parse the requirement YAML format of the SciCustom release."""
+    if not isinstance(data, Mapping):
+        raise InvalidInput("requirement", "the file must hold a mapping")
+    description = data.get("description")
+    if not isinstance(description, str) or not description.strip():
+        raise InvalidInput("description", "missing or empty")
+    name = data.get("requirement") or data.get("domain") or _slug(description)
+    domain = data.get("domain") or str(name).replace("_", " ")
+    writer = data.get("mcq_writer")
+    writer_spec = None
+    if writer:
+        if not isinstance(writer, Mapping) or not writer.get("model"):
+            raise InvalidInput("mcq_writer", "needs 'model'")
+        writer_spec = JudgeSpec(provider=str(writer.get("provider", "")), model=str(writer["model"]))
+    return Requirement(
+        name=_slug(str(name)),
+        domain=str(domain).strip(),
+        description=" ".join(description.split()),
+        k1=_positive_int(data, "k1", 10),
+        k2=_positive_int(data, "k2", 100),
+        proxy_samples=_positive_int(data, "proxy_samples", 100),
+        voting_judges=_judges(data, "voting_judges"),
+        relevance_judges=_judges(data, "relevance_judges"),
+        mcq_writer=writer_spec,
+    )
+
+
+def requirement_from_text(text: str) -> Requirement:
+    text = " ".join(text.split())
+    if len(text) < 3:
+        raise InvalidInput("requirement", "free-text requirement is empty")
+    return Requirement(name=_slug(text), domain=text[:80], description=text)

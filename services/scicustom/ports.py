@@ -1,0 +1,121 @@
+"""The ports: Protocols the core needs from the outside world.
+
+Embedded adapters (filesystem, in-process, scipy-sparse, local models) and cluster adapters
+(MinIO, Kafka, Elasticsearch, KServe/Triton, litellm) implement the same Protocols, and one
+contract suite per port runs against each.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+from scicustom.core.corpus_item import CorpusItem
+from scicustom.core.requirement import Requirement
+from scicustom.core.units import KnowledgeUnit
+
+
+@runtime_checkable
+class ObjectStore(Protocol):
+    """Blob storage. Writes are atomic: a reader sees the old bytes or the new, never a mix."""
+
+    def put_bytes(self, key: str, data: bytes) -> None: ...
+    def get_bytes(self, key: str) -> bytes: ...  # KeyError when absent
+    def exists(self, key: str) -> bool: ...
+    def list_keys(self, prefix: str) -> list[str]: ...
+    def delete(self, key: str) -> None: ...
+
+
+@dataclass(frozen=True)
+class Event:
+    topic: str
+    key: str
+    payload: Mapping[str, Any]
+    headers: Mapping[str, str] = field(default_factory=dict)
+
+
+class EventBus(Protocol):
+    def publish(self, event: Event) -> None: ...
+    def subscribe(self, topic: str, handler: Callable[[Event], None]) -> None: ...
+
+
+class Embedder(Protocol):
+    """Sentence embeddings, L2-normalised rows, float32."""
+
+    name: str
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray: ...
+
+
+class AnswerPerplexity(Protocol):
+    """Perplexity of an answer given its question under a causal LM (SciCustom eq. 1)."""
+
+    name: str
+
+    def perplexities(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray: ...
+
+
+@dataclass(frozen=True)
+class UnitScore:
+    unit_id: str
+    score: float
+
+
+class Tagger(Protocol):
+    """Maps texts to knowledge units, best first."""
+
+    version: str
+
+    def tag(self, texts: Sequence[str]) -> list[list[UnitScore]]: ...
+
+
+class UnitIndex(Protocol):
+    """Items x units membership, the retrieval structure of the online phase."""
+
+    def item_ids(self) -> list[str]: ...
+    def items_with_units(self, unit_ids: Sequence[str]) -> dict[str, list[str]]: ...
+    def unit_counts(self) -> dict[str, int]: ...
+
+
+@dataclass(frozen=True)
+class Completion:
+    text: str
+    model: str
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float = 0.0
+    cached: bool = False
+
+
+class LLM(Protocol):
+    """Every LLM call of the platform goes through this one port (litellm behind it)."""
+
+    def complete(
+        self, model: str, messages: Sequence[Mapping[str, str]], **params: Any
+    ) -> Completion: ...
+
+
+class UnitRanker(Protocol):
+    """A voting judge: ranks candidate units by relevance to a requirement, best first."""
+
+    name: str
+    kind: str  # "local" or "llm"
+
+    def rank_units(self, requirement: Requirement, candidates: Sequence[KnowledgeUnit]) -> list[str]: ...
+
+
+class RelevanceJudge(Protocol):
+    """A cutoff judge: is this corpus item relevant to the requirement?"""
+
+    name: str
+    kind: str
+
+    def is_relevant(self, requirement: Requirement, item: CorpusItem) -> bool: ...
+
+
+class Clock(Protocol):
+    def monotonic(self) -> float: ...
+
