@@ -7,15 +7,15 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import pkgutil
 import logging
 import os
 import sys
 from collections.abc import Sequence
 
+from scicustom import commands as commands_package
 from scicustom.core.errors import InvalidInput, PreconditionFailed
 
-# Modules under scicustom.commands that register sub-commands, in help order.
-COMMAND_MODULES = ("corpus", "build")
 
 EXIT_BAD_INPUT = 2
 
@@ -35,8 +35,11 @@ def build_parser() -> argparse.ArgumentParser:
                         help="override SCICUSTOM_PROFILE")
     parser.add_argument("-v", "--verbose", action="store_true", help="log at INFO level")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    for name in COMMAND_MODULES:
-        importlib.import_module(f"scicustom.commands.{name}").register(sub)
+    # Every module of scicustom.commands with a `register` adds its sub-commands.
+    for info in sorted(pkgutil.iter_modules(commands_package.__path__), key=lambda m: m.name):
+        module = importlib.import_module(f"{commands_package.__name__}.{info.name}")
+        if hasattr(module, "register"):
+            module.register(sub)
     return parser
 
 
