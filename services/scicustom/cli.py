@@ -7,15 +7,14 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import pkgutil
 import logging
 import os
+import pkgutil
 import sys
 from collections.abc import Sequence
 
 from scicustom import commands as commands_package
 from scicustom.core.errors import InvalidInput, PreconditionFailed
-
 
 EXIT_BAD_INPUT = 2
 

@@ -30,7 +30,7 @@ class RecordedLLMServer:
             def log_message(self, *args: Any) -> None:  # keep test output clean
                 return
 
-            def do_POST(self) -> None:  # noqa: N802 (http.server naming)
+            def do_POST(self) -> None:
                 body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
                 server.calls.append(body)
                 if server.fail_next > 0:

@@ -18,7 +18,8 @@ def normalise_text(text: str) -> str:
 
 
 def stable_item_id(source: str, question: str, options: tuple[str, ...], answer: str) -> str:
-    payload = "\x1f".join([source, normalise_text(question), *map(normalise_text, options), normalise_text(answer)])
+    parts = [source, normalise_text(question), *map(normalise_text, options), normalise_text(answer)]
+    payload = "\x1f".join(parts)
     return f"{source}-{hashlib.sha256(payload.encode()).hexdigest()[:16]}"
 
 
