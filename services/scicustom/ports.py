@@ -116,6 +116,14 @@ class RelevanceJudge(Protocol):
     def is_relevant(self, requirement: Requirement, item: CorpusItem) -> bool: ...
 
 
+class MCQWriter(Protocol):
+    """Turns an item into the raw reply of the paper's MCQ transformation prompt."""
+
+    name: str
+
+    def write(self, requirement: Requirement, item: CorpusItem) -> str: ...
+
+
 class Clock(Protocol):
     def monotonic(self) -> float: ...
 

@@ -52,6 +52,9 @@ def load_smollm(cache_dir: Path) -> tuple[Any, Any]:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.disable_progress_bar()
 
     converted = cache_dir / SMOLLM_NAME
     if not (converted / "config.json").exists():
@@ -60,6 +63,9 @@ def load_smollm(cache_dir: Path) -> tuple[Any, Any]:
         model = AutoModelForCausalLM.from_pretrained(str(gguf.parent), gguf_file=gguf.name,
                                                      dtype=torch.float32)
         tmp = converted.with_name(converted.name + ".partial")
+        # The weights are plain float32 after de-quantisation; drop the GGUF marker so they save.
+        model.hf_quantizer = None
+        model.config.__dict__.pop("quantization_config", None)
         model.save_pretrained(tmp)
         tokenizer.save_pretrained(tmp)
         tmp.rename(converted)

@@ -102,16 +102,19 @@ def split_inline_options(query: str) -> tuple[str, list[str], list[str]]:
     if text.rstrip().endswith("Answer:"):
         text = text.rstrip()[: -len("Answer:")]
     lines = text.rstrip().split("\n")
+    # Some sources leave a stray quote line after the options.
+    while lines and not lines[-1].strip(" \t\"'"):
+        lines.pop()
     labels: list[str] = []
     options: list[str] = []
     # Options are the trailing run of labelled lines; scan from the end so stems with lists survive.
-    cut = len(lines)
     for i in range(len(lines) - 1, -1, -1):
         match = _INLINE_OPTION.match(lines[i])
         if not match:
             break
         labels.insert(0, match.group(1))
         options.insert(0, match.group(2))
-        cut = i
-    stem = "\n".join(lines[:cut]).strip()
-    return stem, labels, options
+    # A stem line such as "7. ..." can precede the options: the options start at the last "A" or "1".
+    start = max((i for i, label in enumerate(labels) if label in "A1"), default=0)
+    stem_lines = lines[: len(lines) - len(labels) + start]
+    return "\n".join(stem_lines).strip(), labels[start:], options[start:]

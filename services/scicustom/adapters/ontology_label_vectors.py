@@ -1,0 +1,55 @@
+"""MiniLM vectors of ontology node labels, cached on disk so each label is encoded once.
+
+The cache is one .npz: `keys` ("source<TAB>id<TAB>label") and `vectors` (float32, L2-normalised).
+A changed label is a new key, so a re-imported source never reads a stale vector.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from scicustom.core.ontology.anchoring import TextEncoder
+
+
+def _key(source: str, node_id: str, label: str) -> str:
+    return f"{source}\t{node_id}\t{label}"
+
+
+class LabelVectorCache:
+    def __init__(self, path: Path, encoder: TextEncoder) -> None:
+        self.path = path
+        self._encoder = encoder
+        self._rows: dict[str, int] = {}
+        self._vectors = np.zeros((0, 0), dtype=np.float32)
+        if path.exists():
+            with np.load(path, allow_pickle=False) as data:
+                self._vectors = data["vectors"]
+                self._rows = {str(k): i for i, k in enumerate(data["keys"])}
+
+    def vectors(self, items: Sequence[tuple[str, str, str]]) -> np.ndarray:
+        """Vectors of (source, node_id, label) triples, encoding and saving the missing ones."""
+        keys = [_key(*item) for item in items]
+        missing = sorted({k for k in keys if k not in self._rows})
+        if missing:
+            fresh = self._encoder.encode([k.split("\t", 2)[2] for k in missing]).astype(np.float32)
+            base = len(self._rows)
+            self._vectors = fresh if self._vectors.size == 0 else np.vstack([self._vectors, fresh])
+            self._rows.update({k: base + i for i, k in enumerate(missing)})
+            self._save()
+        if not keys:
+            return np.zeros((0, self._vectors.shape[1] if self._vectors.size else 0), dtype=np.float32)
+        return self._vectors[[self._rows[k] for k in keys]]
+
+    def _save(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        keys = np.array(sorted(self._rows, key=self._rows.__getitem__))
+        fd, tmp = tempfile.mkstemp(dir=self.path.parent, suffix=".npz")
+        os.close(fd)
+        with open(tmp, "wb") as handle:
+            np.savez(handle, keys=keys, vectors=self._vectors)
+        os.replace(tmp, self.path)

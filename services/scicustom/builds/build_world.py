@@ -1,0 +1,164 @@
+"""Assemble a `BuildWorld` for the embedded profile from the stored corpus, index and local models."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from scicustom.adapters.sparse_unit_index import SparseUnitIndex
+from scicustom.bootstrap import Context
+from scicustom.core.build_pipeline import BuildWorld
+from scicustom.core.corpus_item import CorpusItem
+from scicustom.core.errors import InvalidInput, PreconditionFailed
+from scicustom.core.llm_judges import LLMMCQWriter, LLMRelevanceJudge, LLMUnitRanker
+from scicustom.core.local_judges import (
+    EmbeddingUnitRanker,
+    ProfileBM25UnitRanker,
+    PrototypeUnitRanker,
+    local_relevance_jury,
+    unit_prototypes,
+)
+from scicustom.core.requirement import Requirement
+from scicustom.core.voting import VoteResult
+from scicustom.ingest.corpus_tagging import CURRENT_INDEX_KEY
+from scicustom.ingest.intrinsic_scoring import ensure_intrinsic_scores
+from scicustom.ports import MCQWriter, RelevanceJudge, UnitRanker
+
+BACKGROUND_SAMPLE = 2000    # corpus items the local relevance judges are calibrated on
+PROFILE_ITEMS = 200         # item questions per unit profile for the BM25 ranker
+NEIGHBOURS = 50             # nearest same-unit items considered for offline distractors
+
+
+@dataclass(frozen=True)
+class JuryOptions:
+    llm_judges: bool = False          # use the requirement file's LLM judges instead of local ones
+    relevance_quantile: float = 0.95
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def assemble_world(ctx: Context, requirement: Requirement, seed: int, jury: JuryOptions,
+                   progress: Callable[[str, int, int], None]) -> tuple[BuildWorld, dict[str, Any]]:
+    """The world a build runs in, and the versions of everything it used (for config.json)."""
+    items_list = ctx.corpus.load_items()
+    if not items_list:
+        raise PreconditionFailed("the corpus is empty; run `make setup` or `scicustom corpus import`")
+    store = ctx.store
+    if not store.exists(CURRENT_INDEX_KEY):
+        raise PreconditionFailed("the corpus is not tagged yet; run `scicustom corpus tag`")
+    current = json.loads(store.get_bytes(CURRENT_INDEX_KEY))
+    index = SparseUnitIndex.load(store, current["index_key"])
+    tags = ctx.corpus.load_tags(current["tagger_version"])
+    embedder = ctx.embedder
+    ids, matrix = ctx.corpus.load_embeddings(embedder.name)
+    row_of = {item_id: row for row, item_id in enumerate(ids)}
+    items = {it.id: it for it in items_list if it.id in row_of and it.id in tags}
+    catalog = ctx.catalog
+
+    def vector(item_id: str) -> np.ndarray:
+        return np.asarray(matrix[row_of[item_id]])
+
+    scientific = {u.id for u in catalog.scientific()}
+    item_units = {i: [u for u, _ in units if u in scientific] for i, units in tags.items() if i in items}
+    rankers: list[UnitRanker]
+    relevance: Callable[[Requirement, VoteResult | None], Sequence[RelevanceJudge]]
+    writer: MCQWriter | None = None
+    if jury.llm_judges:
+        if not requirement.voting_judges or not requirement.relevance_judges:
+            raise InvalidInput("--llm-judges", "the requirement file lists no voting_judges/relevance_judges")
+        frequency = index.unit_counts()
+        rankers = [LLMUnitRanker(ctx.llm, j.litellm_model, frequency) for j in requirement.voting_judges]
+        llm_jury = [LLMRelevanceJudge(ctx.llm, j.litellm_model) for j in requirement.relevance_judges]
+        relevance = lambda req, votes: llm_jury  # noqa: E731
+        if requirement.mcq_writer:
+            writer = LLMMCQWriter(ctx.llm, requirement.mcq_writer.litellm_model)
+    else:
+        progress("jury", 0, 1)
+        order = sorted(items)
+        row_ids = [i for i in order if item_units.get(i)]
+        prototypes = unit_prototypes(matrix[[row_of[i] for i in row_ids]], [item_units[i] for i in row_ids])
+        rankers = [EmbeddingUnitRanker(embedder), ProfileBM25UnitRanker(_unit_profiles(catalog, items, tags)),
+                   PrototypeUnitRanker(embedder, prototypes)]
+        rng = np.random.default_rng(seed)
+        background = [items[order[i]] for i in sorted(rng.choice(len(order), min(BACKGROUND_SAMPLE, len(order)),
+                                                                  replace=False))]
+        vectors = _VectorView(row_of, matrix)
+
+        def relevance(req: Requirement, votes: VoteResult | None) -> Sequence[RelevanceJudge]:
+            voted = [prototypes[u] for u in (votes.units if votes else ()) if u in prototypes]
+            return local_relevance_jury(req, embedder, vectors, background, voted, jury.relevance_quantile)
+        progress("jury", 1, 1)
+
+    def intrinsic(needed: Sequence[CorpusItem]) -> Mapping[str, tuple[float, float]]:
+        ensure_intrinsic_scores(ctx.corpus, ctx.perplexity, needed, show_progress=False)
+        known = ctx.corpus.load_intrinsic()
+        return {it.id: known[it.id] for it in needed}
+
+    def neighbour_answers(item: CorpusItem) -> list[str]:
+        shared = index.items_with_units(item_units.get(item.id, []))
+        others = sorted(i for i in shared if i != item.id and i in items)
+        if not others:
+            return []
+        sims = matrix[[row_of[i] for i in others]] @ vector(item.id)
+        nearest = sorted(range(len(others)), key=lambda k: (-float(sims[k]), others[k]))[:NEIGHBOURS]
+        return [items[others[k]].answer for k in nearest]
+
+    all_ids = sorted(items)
+    all_rows = matrix[[row_of[i] for i in all_ids]]
+
+    world = BuildWorld(
+        catalog=catalog, items=items, index=index, vector=vector,
+        requirement_vector=lambda req: embedder.encode([req.text])[0],
+        all_item_similarity=lambda v: (all_ids, all_rows @ v),
+        unit_rankers=rankers, relevance_jury=relevance, intrinsic=intrinsic,
+        neighbour_answers=neighbour_answers, mcq_writer=writer, progress=progress,
+    )
+    versions = {
+        "n_items": len(items),
+        "items_sha256": _sha256(store.get_bytes("corpus/items.parquet")),
+        "tagger_version": current["tagger_version"],
+        "embedder": embedder.name,
+        "hardness_model": ctx.perplexity.name,
+        "units_version": catalog.version,
+        "n_units": len(catalog),
+    }
+    return world, versions
+
+
+class _VectorView(Mapping[str, np.ndarray]):
+    """Read-only id -> embedding view over the stored matrix, without copying it."""
+
+    def __init__(self, row_of: dict[str, int], matrix: np.ndarray) -> None:
+        self._row_of, self._matrix = row_of, matrix
+
+    def __getitem__(self, key: str) -> np.ndarray:
+        return np.asarray(self._matrix[self._row_of[key]])
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        return iter(self._row_of)
+
+    def __len__(self) -> int:
+        return len(self._row_of)
+
+
+def _unit_profiles(catalog: Any, items: Mapping[str, CorpusItem],
+                   tags: Mapping[str, list[tuple[str, float]]]) -> dict[str, str]:
+    """Unit id -> its name and keywords followed by the questions of its highest-scoring items."""
+    by_unit: dict[str, list[tuple[float, str]]] = {}
+    for item_id, units in tags.items():
+        if item_id not in items:
+            continue
+        for unit, score in units:
+            by_unit.setdefault(unit, []).append((-score, item_id))
+    profiles = {}
+    for unit in catalog.scientific():
+        best = sorted(by_unit.get(unit.id, []))[:PROFILE_ITEMS]
+        profiles[unit.id] = "\n".join([unit.describe(), *(items[i].question for _, i in best)])
+    return profiles

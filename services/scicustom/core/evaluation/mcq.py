@@ -1,0 +1,98 @@
+"""One benchmark MCQ as `scicustom build` writes it, and parsing of the benchmark JSON lines.
+
+A line is `{"id", "query", "answer", "provenance"}`; `query` is the stem followed by the options,
+one per line, labelled "A. ..." to "E. ...". Evaluation needs the options apart from the stem
+(label extraction matches echoed option text, the local scorer scores each option).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from scicustom.core.errors import InvalidInput
+
+LABELS = "ABCDE"
+_OPTION_LINE = re.compile(r"^\s*\(?([A-E])[.):]\s+(.*\S)\s*$")
+
+
+@dataclass(frozen=True)
+class MCQItem:
+    id: str
+    query: str
+    answer: str
+    stem: str
+    options: Mapping[str, str]  # label -> option text, labels A.. in order
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        return tuple(self.options)
+
+    @property
+    def query_sha(self) -> str:
+        """Identifies the question a stored response was given for (ids may be reused)."""
+        return hashlib.sha256(self.query.encode()).hexdigest()[:16]
+
+
+def split_query(query: str) -> tuple[str, dict[str, str]]:
+    """Stem and options of a query. The options are the last run of lines labelled A, B, C...
+    in order; a line that carries no label continues the option above it."""
+    lines = query.splitlines()
+    starts = [i for i, line in enumerate(lines) if (m := _OPTION_LINE.match(line)) and m.group(1) == "A"]
+    for start in reversed(starts):
+        options: dict[str, str] = {}
+        for line in lines[start:]:
+            match = _OPTION_LINE.match(line)
+            expected = LABELS[len(options)] if len(options) < len(LABELS) else None
+            if match and expected is not None and match.group(1) == expected:
+                options[expected] = match.group(2)
+            elif options and line.strip() and not match:
+                last = next(reversed(options))
+                options[last] = f"{options[last]} {line.strip()}"
+            elif line.strip():
+                break
+        if len(options) >= 2:
+            return "\n".join(lines[:start]).strip(), options
+    raise ValueError("no options labelled 'A. ...', 'B. ...' found")
+
+
+def parse_item(record: Mapping[str, Any], where: str) -> MCQItem:
+    for key in ("id", "query", "answer"):
+        if not isinstance(record.get(key), str) or not record[key].strip():
+            raise InvalidInput(where, f"missing or empty string field {key!r}")
+    try:
+        stem, options = split_query(record["query"])
+    except ValueError as exc:
+        raise InvalidInput(where, str(exc)) from None
+    answer = record["answer"].strip().upper()
+    if answer not in options:
+        raise InvalidInput(where, f"answer {record['answer']!r} is not one of the options {''.join(options)}")
+    return MCQItem(id=record["id"], query=record["query"], answer=answer, stem=stem, options=options)
+
+
+def parse_benchmark(lines: Iterable[str], source: str = "benchmark") -> list[MCQItem]:
+    """Items of a benchmark file; blank lines are skipped, ids must be unique."""
+    items: list[MCQItem] = []
+    seen: set[str] = set()
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        where = f"{source} line {number}"
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise InvalidInput(where, f"not JSON ({exc.msg})") from None
+        if not isinstance(record, dict):
+            raise InvalidInput(where, "expected a JSON object")
+        item = parse_item(record, where)
+        if item.id in seen:
+            raise InvalidInput(where, f"duplicate id {item.id!r}")
+        seen.add(item.id)
+        items.append(item)
+    if not items:
+        raise InvalidInput(source, "no items")
+    return items

@@ -1,0 +1,59 @@
+"""Lexical relevance: tokenisation with Porter stemming and Okapi BM25 over a document set."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+from functools import lru_cache
+
+import numpy as np
+from nltk.stem.porter import PorterStemmer
+from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+_WORD = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
+_stemmer = PorterStemmer()
+
+
+@lru_cache(maxsize=200_000)
+def _stem(word: str) -> str:
+    return str(_stemmer.stem(word))
+
+
+def tokenize(text: str) -> list[str]:
+    return [_stem(w) for w in _WORD.findall(text.lower()) if w not in ENGLISH_STOP_WORDS and len(w) > 1]
+
+
+class BM25:
+    """Okapi BM25 (k1=1.5, b=0.75) with the non-negative idf log(1 + (N - df + .5) / (df + .5))."""
+
+    def __init__(self, documents: Sequence[str], k1: float = 1.5, b: float = 0.75) -> None:
+        self.k1, self.b = k1, b
+        self._docs = [Counter(tokenize(d)) for d in documents]
+        self._lengths = np.array([sum(c.values()) for c in self._docs], dtype=np.float64)
+        self.avgdl = float(self._lengths.mean()) if len(self._docs) else 1.0
+        df: Counter[str] = Counter()
+        for doc in self._docs:
+            df.update(doc.keys())
+        n = len(self._docs)
+        self._idf = {t: float(np.log(1 + (n - f + 0.5) / (f + 0.5))) for t, f in df.items()}
+        self._unseen_idf = float(np.log(1 + (n + 0.5) / 0.5))
+
+    def _score(self, query: Counter[str], doc: Counter[str], length: float) -> float:
+        score = 0.0
+        norm = self.k1 * (1 - self.b + self.b * length / max(self.avgdl, 1e-9))
+        for term in query:
+            tf = doc.get(term, 0)
+            if tf:
+                score += self._idf.get(term, self._unseen_idf) * tf * (self.k1 + 1) / (tf + norm)
+        return score
+
+    def scores(self, query: str) -> np.ndarray:
+        """Score of every indexed document for the query."""
+        q = Counter(tokenize(query))
+        return np.array([self._score(q, d, length) for d, length in zip(self._docs, self._lengths, strict=True)])
+
+    def score_text(self, query: str, text: str) -> float:
+        """Score of a document outside the index, with the index's idf and average length."""
+        doc = Counter(tokenize(text))
+        return self._score(Counter(tokenize(query)), doc, float(sum(doc.values())))

@@ -1,0 +1,140 @@
+"""Offline jury: local judges that differ in kind, so their votes are not one model's votes thrice.
+
+Unit rankers (voting, section 2.4):
+  minilm-units       cosine between the requirement and each unit's name (+ keywords) embedding
+  bm25-profiles      BM25 of the requirement against unit profiles: name, keywords and the
+                     questions of the corpus items the tagger put in the unit (lexical evidence)
+  minilm-prototypes  cosine between the requirement and the centroid of the unit's items
+                     (corpus-grounded semantic evidence)
+Relevance judges (cutoff, Algorithm 2) are calibrated similarity classifiers of (requirement,
+item): an item is relevant when its score exceeds the `quantile` of the same score over a seeded
+random background sample of the corpus, i.e. it is more related than ~95% of corpus items.
+  minilm-item        cosine(requirement, item)
+  bm25-item          BM25 of the requirement against the item's text
+  unit-prototype     cosine(item, rank-weighted centroid of the voted units' prototypes)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+
+import numpy as np
+
+from scicustom.core.corpus_item import CorpusItem
+from scicustom.core.lexical import BM25
+from scicustom.core.requirement import Requirement
+from scicustom.core.units import KnowledgeUnit
+from scicustom.ports import Embedder
+
+MAX_RANKED = 100  # the paper's judges return at most the top 100 tags
+
+
+def _rank_by(scores: np.ndarray, candidates: Sequence[KnowledgeUnit], positive_only: bool) -> list[str]:
+    order = np.argsort(-scores, kind="stable")
+    ranked = [candidates[i].id for i in order if not positive_only or scores[i] > 0]
+    return ranked[:MAX_RANKED]
+
+
+class EmbeddingUnitRanker:
+    kind = "local"
+
+    def __init__(self, embedder: Embedder, name: str = "minilm-units") -> None:
+        self.name = name
+        self._embedder = embedder
+
+    def rank_units(self, requirement: Requirement, candidates: Sequence[KnowledgeUnit]) -> list[str]:
+        req = self._embedder.encode([requirement.text])[0]
+        units = self._embedder.encode([u.describe() for u in candidates])
+        return _rank_by(units @ req, candidates, positive_only=False)
+
+
+class ProfileBM25UnitRanker:
+    kind = "local"
+
+    def __init__(self, profiles: Mapping[str, str], name: str = "bm25-profiles") -> None:
+        self.name = name
+        self._profiles = profiles
+
+    def rank_units(self, requirement: Requirement, candidates: Sequence[KnowledgeUnit]) -> list[str]:
+        bm25 = BM25([self._profiles.get(u.id, u.describe()) for u in candidates])
+        return _rank_by(bm25.scores(requirement.text), candidates, positive_only=True)
+
+
+class PrototypeUnitRanker:
+    kind = "local"
+
+    def __init__(self, embedder: Embedder, prototypes: Mapping[str, np.ndarray],
+                 name: str = "minilm-prototypes") -> None:
+        self.name = name
+        self._embedder = embedder
+        self._prototypes = prototypes
+
+    def rank_units(self, requirement: Requirement, candidates: Sequence[KnowledgeUnit]) -> list[str]:
+        req = self._embedder.encode([requirement.text])[0]
+        with_proto = [u for u in candidates if u.id in self._prototypes]
+        if not with_proto:
+            return []
+        matrix = np.stack([self._prototypes[u.id] for u in with_proto])
+        return _rank_by(matrix @ req, with_proto, positive_only=False)
+
+
+def unit_prototypes(item_vectors: np.ndarray, item_units: Sequence[Sequence[str]]) -> dict[str, np.ndarray]:
+    """Unit id -> L2-normalised mean embedding of the items tagged with it."""
+    sums: dict[str, np.ndarray] = {}
+    for vector, units in zip(item_vectors, item_units, strict=True):
+        for unit in units:
+            if unit in sums:
+                sums[unit] = sums[unit] + vector
+            else:
+                sums[unit] = vector.astype(np.float64).copy()
+    return {u: (s / np.linalg.norm(s)).astype(np.float32) for u, s in sums.items() if np.linalg.norm(s) > 0}
+
+
+class ThresholdRelevanceJudge:
+    """Relevant when score(item) > threshold; the threshold is the background quantile."""
+
+    kind = "local"
+
+    def __init__(self, name: str, score_fn: Callable[[CorpusItem], float], background_scores: np.ndarray, quantile: float) -> None:
+        if not 0.5 <= quantile < 1:
+            raise ValueError("quantile must be in [0.5, 1)")
+        self.name = name
+        self._score = score_fn
+        self.threshold = float(np.quantile(background_scores, quantile))
+
+    def score(self, item: CorpusItem) -> float:
+        return float(self._score(item))
+
+    def is_relevant(self, requirement: Requirement, item: CorpusItem) -> bool:
+        return self.score(item) > self.threshold
+
+
+def local_relevance_jury(
+    requirement: Requirement,
+    embedder: Embedder,
+    vectors: Mapping[str, np.ndarray],
+    background: Sequence[CorpusItem],
+    voted_prototypes: Sequence[np.ndarray],
+    quantile: float,
+) -> list[ThresholdRelevanceJudge]:
+    """The three calibrated relevance judges for one requirement."""
+    req = embedder.encode([requirement.text])[0]
+    bm25 = BM25([it.text for it in background])
+    weights = np.array([1.0 / (rank + 1) for rank in range(len(voted_prototypes))])
+    centroid = (np.average(np.stack(voted_prototypes), axis=0, weights=weights)
+                if len(voted_prototypes) else req)
+    centroid = centroid / max(float(np.linalg.norm(centroid)), 1e-9)
+
+    def cosine_req(item: CorpusItem) -> float:
+        return float(vectors[item.id] @ req)
+
+    def lexical(item: CorpusItem) -> float:
+        return bm25.score_text(requirement.text, item.text)
+
+    def prototype(item: CorpusItem) -> float:
+        return float(vectors[item.id] @ centroid)
+
+    judges = []
+    for name, fn in (("minilm-item", cosine_req), ("bm25-item", lexical), ("unit-prototype", prototype)):
+        judges.append(ThresholdRelevanceJudge(name, fn, np.array([fn(it) for it in background]), quantile))
+    return judges

@@ -1,0 +1,115 @@
+"""Score a table of hypotheses with all six M2M metrics and cbs.
+
+sns is one computation over the whole input, or, with `group_by`, one per group of rows sharing that
+column's value (how the reference scores several systems); a group smaller than `min_group_size` (the
+reference's 5) gets no sns, and its cbs is renormalised over the five other metrics.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from scicustom.core.errors import InvalidInput
+from scicustom.core.m2m import hpa, ip, msi, pdq, rcf, sns
+from scicustom.core.m2m.cbs import METRICS, cbs_weights, composite_columns
+from scicustom.core.m2m.prepared_texts import PreparedTexts
+from scicustom.core.m2m.records import M2MRecords
+from scicustom.core.m2m.scoring_options import ScoringOptions
+from scicustom.core.m2m.text_primitives import python_round
+from scicustom.core.m2m.vocabulary import M2MVocabulary
+
+MIN_GROUP_SIZE = 5
+COUNT_COLUMNS = ("rcf_num_steps", "msi_high_kw_count", "msi_medium_kw_count")
+SUB_COLUMNS = {
+    "rcf": (*rcf.SUB_SCORES, "rcf_num_steps"),
+    "hpa": hpa.SUB_SCORES,
+    "msi": (*msi.SUB_SCORES, "msi_high_kw_count", "msi_medium_kw_count"),
+    "sns": sns.COLUMNS[:-1],
+    "ip": ip.SUB_SCORES,
+    "pdq": pdq.SUB_SCORES,
+}
+
+
+@dataclass(frozen=True)
+class ScoredRow:
+    paper_id: str
+    aggregates: Mapping[str, float | None]  # rcf, hpa, msi, sns, ip, pdq; sns None when not computed
+    cbs: float
+    sub: Mapping[str, float | int | None] = field(default_factory=dict)
+
+    def as_json(self) -> dict[str, object]:
+        return {**{m: self.aggregates[m] for m in METRICS}, "cbs": self.cbs, "sub": dict(self.sub)}
+
+
+def score_records(records: M2MRecords, vocabulary: M2MVocabulary, options: ScoringOptions = ScoringOptions(),
+                  *, group_by: str | None = None, min_group_size: int = MIN_GROUP_SIZE,
+                  id_column: str = "paper_id") -> list[ScoredRow]:
+    if len(records) == 0:
+        raise InvalidInput("input", "no rows to score")
+    for required in (id_column, "hypothesis"):
+        if not records.has(required):
+            raise InvalidInput(required, "column is missing from the input")
+    if group_by is not None and not records.has(group_by):
+        raise InvalidInput("group_by", f"no column {group_by!r} in the input")
+    texts = PreparedTexts(records, vocabulary)
+    decimals = vocabulary.decimals
+    columns: dict[str, list[float | int | None]] = {}
+    for metric_columns in (rcf.score_rcf(texts), hpa.score_hpa(texts), msi.score_msi(texts, options),
+                           ip.score_ip(texts, options), pdq.score_pdq(texts, options)):
+        for name, values in metric_columns.items():
+            columns[name] = values.tolist() if name in COUNT_COLUMNS else list(python_round(values, decimals))
+    columns.update(_sns_columns(records, vocabulary, options, group_by, min_group_size))
+    aggregates = {m: columns[f"{m}_aggregate"] for m in METRICS}
+    cbs = composite_columns(aggregates, cbs_weights(vocabulary.weights), decimals)
+    ids = records.text(id_column)
+    rows = []
+    for i in range(len(records)):
+        rows.append(ScoredRow(
+            paper_id=ids[i],
+            aggregates={m: aggregates[m][i] for m in METRICS},
+            cbs=cbs[i],
+            sub={name: columns[name][i] for metric in METRICS for name in SUB_COLUMNS[metric]},
+        ))
+    return rows
+
+
+def _sns_columns(records: M2MRecords, vocabulary: M2MVocabulary, options: ScoringOptions, group_by: str | None,
+                 min_group_size: int) -> dict[str, list[float | int | None]]:
+    n = len(records)
+    if group_by is None:
+        groups = [list(range(n))]
+    else:
+        members: dict[str, list[int]] = {}
+        for i, key in enumerate(records.text(group_by)):
+            members.setdefault(key, []).append(i)
+        groups = list(members.values())
+    columns: dict[str, list[float | int | None]] = {name: [None] * n for name in sns.COLUMNS}
+    for indices in groups:
+        if group_by is not None and len(indices) < min_group_size:
+            continue
+        part = records.subset(indices) if group_by is not None else records
+        result = sns.score_sns(
+            part.text("hypothesis"),
+            part.text("battery_system") if part.has("battery_system") else None,
+            part.text("intervention_or_solution") if part.has("intervention_or_solution") else None,
+            vocabulary, stable_vocabulary=options.stable_vocabulary, word_bounded_terms=options.word_bounded_terms)
+        for name, values in result.items():
+            as_floats = values.tolist()
+            for position, row in enumerate(indices):
+                columns[name][row] = as_floats[position]
+    return columns
+
+
+def ids_must_be_unique(rows: list[ScoredRow], hint: str) -> None:
+    seen: set[str] = set()
+    duplicates: list[str] = []
+    for row in rows:
+        if row.paper_id in seen:
+            duplicates.append(row.paper_id)
+        seen.add(row.paper_id)
+    if duplicates:
+        shown = ", ".join(sorted(set(duplicates))[:5])
+        raise InvalidInput("paper_id", f"{len(duplicates)} duplicate ids ({shown}); {hint}")

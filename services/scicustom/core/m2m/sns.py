@@ -1,0 +1,105 @@
+"""Scientific Novelty Score: TF-IDF distinctiveness of each hypothesis against the rest of the set.
+
+TF-IDF as the reference builds it: tokens `\\b[a-z]{3,}\\b` of the lower-cased text, the 2,000 terms of
+highest document frequency (ties in `Counter.most_common` order, which is the first-insertion order of a
+per-document `set()`, i.e. Python's string-hash order; `stable_vocabulary` breaks ties alphabetically),
+idf = ln((N + 1) / (df + 1)) + 1, tf = count / (tokens + 1e-9), rows divided by (L2 norm + 1e-9).
+The dense matrix, its `X @ X.T`, `np.linalg.norm`, `np.mean` and `np.round` are the reference's own
+numpy operations on the same arrays, so the scores are bit-identical; only the sort of each row is
+replaced by a partition plus a sort of the k kept values (the same values in the same order).
+
+Similarity has -1 on the diagonal (self excluded) and negative values clipped to 0 before the top-k
+mean; with fewer than k other rows the mean runs over the whole row. Within-system groups use the exact
+`battery_system` string; a singleton group scores 1.0; without a `battery_system` column all rows form
+one group; without an `intervention_or_solution` column intervention novelty is 0.5.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Sequence
+
+import numpy as np
+
+from scicustom.core.m2m.text_primitives import TermMatcher, numpy_round
+from scicustom.core.m2m.vocabulary import M2MVocabulary
+
+COLUMNS = ("sns_corpus_novelty", "sns_within_system_novelty", "sns_intervention_novelty",
+           "sns_cross_domain_bonus", "sns_aggregate")
+TF_TOTAL_EPS = 1e-9
+L2_NORM_EPS = 1e-9
+
+
+def tfidf_matrix(texts: Sequence[str], vocabulary: M2MVocabulary, stable: bool) -> np.ndarray:
+    pattern = vocabulary.tfidf_token
+    tokenized = [pattern.findall(t.lower()) for t in texts]
+    document_frequency: Counter[str] = Counter()
+    for tokens in tokenized:
+        document_frequency.update(set(tokens))
+    limit = vocabulary.tfidf_max_vocab
+    if stable:
+        ranked = sorted(document_frequency.items(), key=lambda item: (-item[1], item[0]))[:limit]
+    else:
+        ranked = document_frequency.most_common(limit)
+    terms = [term for term, _ in ranked]
+    index = {term: j for j, term in enumerate(terms)}
+    n = len(texts)
+    idf = np.array([math.log((n + 1) / (document_frequency[t] + 1)) + 1.0 for t in terms], dtype=np.float64)
+    # Term counts per document, vectorised: (document, term) keys counted by np.unique.
+    lengths = np.array([len(tokens) for tokens in tokenized], dtype=np.int64)
+    term_ids = np.array([index.get(t, -1) for tokens in tokenized for t in tokens], dtype=np.int64)
+    documents = np.repeat(np.arange(n, dtype=np.int64), lengths)
+    kept = term_ids >= 0
+    width = max(len(terms), 1)
+    keys, counts = np.unique(documents[kept] * width + term_ids[kept], return_counts=True)
+    rows, cols = keys // width, keys % width
+    totals = lengths.astype(np.float64) + TF_TOTAL_EPS  # the reference's sum(tf.values()) + 1e-9
+    matrix = np.zeros((n, len(terms)))
+    # (count / total) * idf, in that order, as the reference computes each cell.
+    matrix[rows, cols] = (counts.astype(np.float64) / totals[rows]) * idf[cols]
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True) + L2_NORM_EPS
+    return matrix / norms
+
+
+def neighbour_novelty(matrix: np.ndarray, k: int) -> np.ndarray:
+    """1 - mean of the k largest similarities to other rows (clipped at 0)."""
+    similarity = matrix @ matrix.T
+    np.fill_diagonal(similarity, -1)
+    n = similarity.shape[0]
+    if k < n:
+        top = np.partition(similarity, n - k, axis=1)[:, n - k:]
+        top.sort(axis=1)
+    else:
+        top = np.sort(similarity, axis=1)
+    return 1.0 - np.mean(np.maximum(top, 0), axis=1)
+
+
+def score_sns(hypotheses: Sequence[str], systems: Sequence[str] | None, interventions: Sequence[str] | None,
+              vocabulary: M2MVocabulary, *, stable_vocabulary: bool = False,
+              word_bounded_terms: bool = False) -> dict[str, np.ndarray]:
+    """numpy-rounded sns columns for one set of rows (the whole input, or one --group-by group)."""
+    n = len(hypotheses)
+    matrix = tfidf_matrix(hypotheses, vocabulary, stable_vocabulary)
+    corpus = neighbour_novelty(matrix, vocabulary.top_k_corpus)
+    groups: dict[str, list[int]] = {}
+    for i, system in enumerate(systems if systems is not None else ["unknown"] * n):
+        groups.setdefault(system, []).append(i)
+    within = np.ones(n)
+    for members in groups.values():
+        if len(members) > 1:
+            within[members] = neighbour_novelty(matrix[members], vocabulary.top_k_within_system)
+    if interventions is not None:
+        intervention = neighbour_novelty(tfidf_matrix(interventions, vocabulary, stable_vocabulary),
+                                         vocabulary.top_k_intervention)
+    else:
+        intervention = np.ones(n) * vocabulary.sns["no_intervention_column_default"]
+    cross_terms = TermMatcher(vocabulary.cross_domain, word_bounded_terms)
+    divisor = vocabulary.sns["cross_domain_hits_divisor"]
+    cross = np.array([min(1.0, cross_terms.count(h.lower()) / divisor) for h in hypotheses], dtype=np.float64)
+    w = vocabulary.weights["sns"]
+    aggregate = (w["corpus_novelty"] * corpus + w["within_system_novelty"] * within
+                 + w["intervention_novelty"] * intervention + w["cross_domain_bonus"] * cross)
+    decimals = vocabulary.decimals
+    return {name: numpy_round(values, decimals)
+            for name, values in zip(COLUMNS, (corpus, within, intervention, cross, aggregate), strict=True)}

@@ -1,0 +1,1 @@
+"""Ontology DAGs, Algorithm 1 (granularity DFS), anchoring and keyword sets of knowledge units."""

@@ -1,0 +1,81 @@
+"""The keyword set K_v of a unit: synonyms and descendants of its anchors (SciCustom section 2.3).
+
+Nearer terms come first: the anchors' own labels and synonyms, then children, grandchildren and so
+on, interleaving the anchors at each distance so one huge anchor cannot crowd out the others.
+Within a distance, a term with more children (a more general term, more useful in a query) comes
+first. Terms unusable in a natural query (long IUPAC names, identifiers) are skipped.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping, Sequence
+from itertools import zip_longest
+
+from scicustom.core.ontology.anchoring import Anchor, normalise_term
+from scicustom.core.ontology.dag import OntologyDAG
+
+MAX_KEYWORDS = 200
+MAX_KEYWORD_CHARS = 60
+MAX_KEYWORD_WORDS = 6
+_IDENTIFIER = re.compile(r"^[A-Za-z]+[:_]\d+$")
+
+
+def usable_keyword(term: str) -> bool:
+    term = term.strip()
+    if not 2 <= len(term) <= MAX_KEYWORD_CHARS or len(term.split()) > MAX_KEYWORD_WORDS:
+        return False
+    if _IDENTIFIER.match(term) or term.casefold().startswith("obsolete"):
+        return False
+    letters = sum(ch.isalpha() for ch in term)
+    return letters >= 2 and letters / len(term) >= 0.6
+
+
+def _terms_by_distance(anchor: Anchor, dag: OntologyDAG) -> Iterator[list[str]]:
+    """Level 0: the anchor's label and synonyms; level d: labels, then synonyms, of descendants at
+    shortest distance d, general terms first."""
+    root = dag.nodes[anchor.node_id]
+    yield [root.label, *root.synonyms]
+    level: list[str] = []
+    current = 1
+    for distance, nid in dag.descendants_by_distance(anchor.node_id):
+        if distance != current:
+            yield _order_level(level, dag)
+            level, current = [], distance
+        level.append(nid)
+    if level:
+        yield _order_level(level, dag)
+
+
+def _order_level(node_ids: list[str], dag: OntologyDAG) -> list[str]:
+    ranked = sorted(node_ids, key=lambda n: (-len(dag.children_of(n)), dag.nodes[n].label.casefold(), n))
+    labels = [dag.nodes[n].label for n in ranked]
+    synonyms = [s for n in ranked for s in dag.nodes[n].synonyms]
+    return labels + synonyms
+
+
+def derive_keywords(unit_name: str, anchors: Sequence[Anchor], dags: Mapping[str, OntologyDAG],
+                    cap: int = MAX_KEYWORDS) -> list[str]:
+    own = normalise_term(unit_name)
+    seen = {own}
+    keywords: list[str] = []
+    streams = [_terms_by_distance(a, dags[a.source]) for a in anchors if a.source in dags]
+    while streams and len(keywords) < cap:
+        levels: list[list[str]] = []
+        alive = []
+        for stream in streams:
+            level = next(stream, None)
+            if level is not None:
+                levels.append(level)
+                alive.append(stream)
+        # Interleave the anchors' terms at this distance.
+        for term in (t for group in zip_longest(*levels) for t in group if t is not None):
+            key = normalise_term(term)
+            if key in seen or not usable_keyword(term):
+                continue
+            seen.add(key)
+            keywords.append(term.strip())
+            if len(keywords) >= cap:
+                break
+        streams = alive
+    return keywords

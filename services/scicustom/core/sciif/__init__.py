@@ -1,0 +1,1 @@
+"""SciIF: scientific instruction-following audit (paper 002): catalog, rules, dual judges, reports."""

@@ -1,0 +1,1 @@
+"""Ingestion: bringing corpus items in from packaged sources and user files."""

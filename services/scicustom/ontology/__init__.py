@@ -1,0 +1,1 @@
+"""The ontology service: import sources into the store, select and anchor knowledge units."""

@@ -1,0 +1,91 @@
+"""Anchor a unit set (default: the paper's 642 units) to the imported ontology and derive each
+unit's keyword set K_v; report coverage and the units left thin."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from scicustom.adapters.ontology_label_vectors import LabelVectorCache
+from scicustom.core.ontology.anchoring import (
+    Anchor,
+    EmbeddingCandidates,
+    NodeRef,
+    TermIndex,
+    TextEncoder,
+    anchor_units,
+)
+from scicustom.core.ontology.dag import OntologyDAG
+from scicustom.core.ontology.keywords import MAX_KEYWORDS, derive_keywords, usable_keyword
+from scicustom.core.units import NON_SCIENTIFIC
+
+THIN_BELOW = 5
+
+
+def embedding_candidates(dags: Sequence[OntologyDAG], vectors: LabelVectorCache) -> EmbeddingCandidates:
+    """Nodes with at least one descendant (an anchor must yield keywords) and a usable label."""
+    refs = [NodeRef(dag.source, nid, node.label, dag.stat(nid).n_descendants)
+            for dag in dags for nid, node in sorted(dag.nodes.items())
+            if dag.stat(nid).n_descendants >= 1 and usable_keyword(node.label)]
+    matrix = vectors.vectors([(r.source, r.node_id, r.label) for r in refs])
+    return EmbeddingCandidates(refs=refs, vectors=matrix)
+
+
+def anchor_unit_set(data: Mapping[str, Any], dags: Sequence[OntologyDAG], encoder: TextEncoder | None,
+                    vectors: LabelVectorCache | None) -> list[list[Anchor]]:
+    """Anchors per unit of `data["knowledge_units"]`, in order; Non-Scientific gets none."""
+    units = data["knowledge_units"]
+    index = TermIndex(dags)
+    candidates = embedding_candidates(dags, vectors) if vectors is not None else None
+    names = [str(u["name"]) for u in units]
+    scientific = [i for i, name in enumerate(names) if name != NON_SCIENTIFIC]
+    found = anchor_units([names[i] for i in scientific], index, encoder=encoder, candidates=candidates)
+    anchors: list[list[Anchor]] = [[] for _ in units]
+    for i, unit_anchors in zip(scientific, found, strict=True):
+        anchors[i] = unit_anchors
+    return anchors
+
+
+def with_keywords(data: Mapping[str, Any], anchors: Sequence[Sequence[Anchor]],
+                  dags: Sequence[OntologyDAG], cap: int = MAX_KEYWORDS) -> dict[str, Any]:
+    """The unit set with `keywords` and `anchors` added to every unit; other fields unchanged."""
+    by_source = {dag.source: dag for dag in dags}
+    units = []
+    for unit, unit_anchors in zip(data["knowledge_units"], anchors, strict=True):
+        keywords = derive_keywords(str(unit["name"]), unit_anchors, by_source, cap=cap)
+        units.append({**unit, "keywords": keywords, "anchors": [a.as_dict() for a in unit_anchors]})
+    out = {k: v for k, v in data.items() if k != "knowledge_units"}
+    out["keywords_from"] = {"sources": sorted(by_source), "max_keywords": cap,
+                            "method": "anchor synonyms, then descendants nearest first"}
+    out["knowledge_units"] = units
+    return out
+
+
+def coverage(data_with_keywords: Mapping[str, Any]) -> dict[str, Any]:
+    units = [u for u in data_with_keywords["knowledge_units"] if u["name"] != NON_SCIENTIFIC]
+    counts = np.array([len(u["keywords"]) for u in units], dtype=float)
+    methods: Counter[str] = Counter(u["anchors"][0]["method"] if u["anchors"] else "none" for u in units)
+    sources: Counter[str] = Counter(a["source"] for u in units for a in u["anchors"])
+    thin = [{"id": u["id"], "name": u["name"], "keywords": len(u["keywords"]),
+             "anchors": [f"{a['source']}:{a['label']} ({a['method']} {a['score']})" for a in u["anchors"]]}
+            for u in units if len(u["keywords"]) < THIN_BELOW]
+    return {
+        "units": len(units),
+        "anchored": int(sum(1 for u in units if u["anchors"])),
+        "best_anchor_method": dict(sorted(methods.items())),
+        "anchors_per_source": dict(sorted(sources.items())),
+        "keywords_per_unit": {
+            "mean": round(float(counts.mean()), 1) if counts.size else 0.0,
+            "min": int(counts.min()) if counts.size else 0,
+            "p25": float(np.percentile(counts, 25)) if counts.size else 0.0,
+            "median": float(np.median(counts)) if counts.size else 0.0,
+            "p75": float(np.percentile(counts, 75)) if counts.size else 0.0,
+            "max": int(counts.max()) if counts.size else 0,
+            "at_cap": int((counts >= data_with_keywords["keywords_from"]["max_keywords"]).sum()),
+        },
+        "thin_below": THIN_BELOW,
+        "thin": thin,
+    }

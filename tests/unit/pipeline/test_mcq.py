@@ -1,0 +1,57 @@
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from scicustom.core.corpus_item import make_item
+from scicustom.core.mcq import answer_slot, from_mcq_item, from_open_item, parse_llm_mcq, pick_distractors
+
+
+def test_mcq_item_is_kept_verbatim_with_labels():
+    item = make_item("mmlu", "MIT", "virology", "Which virus?", ["HIV", "HBV", "HPV", "HCV"], 2)
+    mcq = from_mcq_item(item, {"source": "mmlu"})
+    assert mcq.query == "Which virus?\nA. HIV\nB. HBV\nC. HPV\nD. HCV"
+    assert mcq.answer == "C" and mcq.distractor_method == "original"
+
+
+def test_distractors_never_equal_answer_and_are_unique():
+    picked = pick_distractors("Capsid", ["capsid ", "Envelope", "envelope", "Genome", "", "Tegument", "Spike"])
+    assert picked == ["Envelope", "Genome", "Tegument"]
+
+
+def test_open_item_gets_exactly_one_correct_label():
+    item = make_item("user", "CC0", "", "What protects the viral genome?", [], None, "The capsid")
+    mcq = from_open_item(item, ["The envelope", "The ribosome", "The tegument"], seed=1, provenance={})
+    lines = mcq.query.splitlines()
+    assert len(lines) == 5
+    correct = [line for line in lines[1:] if line.endswith("The capsid")]
+    assert len(correct) == 1 and correct[0].startswith(mcq.answer + ".")
+
+
+def test_open_item_needs_three_or_four_distractors():
+    item = make_item("user", "CC0", "", "Q?", [], None, "A")
+    with pytest.raises(ValueError, match="3-4"):
+        from_open_item(item, ["x", "y"], seed=0, provenance={})
+
+
+@given(st.text(min_size=1, max_size=20), st.integers(0, 10**6), st.integers(2, 5))
+def test_answer_slot_is_in_range_and_reproducible(item_id, seed, n):
+    assert 0 <= answer_slot(item_id, seed, n) < n
+    assert answer_slot(item_id, seed, n) == answer_slot(item_id, seed, n)
+
+
+def test_parse_llm_mcq_accepts_fenced_json():
+    reply = '```json\n{"query": "Stem?\\nA. one\\nB. two\\nC. three\\nD. four", "answer": "(B)"}\n```'
+    assert parse_llm_mcq(reply) == ("Stem?\nA. one\nB. two\nC. three\nD. four", "B")
+
+
+@pytest.mark.parametrize("reply, problem", [
+    ("no json here", "no JSON"),
+    ('{"query": "Stem?\\nA. one\\nB. two", "answer": "A"}', "labelled"),
+    ('{"query": "Stem?\\nA. 1\\nB. 2\\nC. 3\\nD. 4", "answer": "E"}', "not one of"),
+    ('{"query": "Stem?\\nA. 1\\nC. 2\\nB. 3\\nD. 4", "answer": "A"}', "labelled"),
+])
+def test_parse_llm_mcq_rejects_unusable_replies(reply, problem):
+    with pytest.raises(ValueError, match=problem):
+        parse_llm_mcq(reply)
