@@ -55,7 +55,7 @@ class Context:
     def perplexity(self) -> AnswerPerplexity:
         from scicustom.adapters.smollm_perplexity import SmolLMPerplexity
 
-        return SmolLMPerplexity(self.settings.cache_dir / "models", batch_size=self.settings.perplexity_batch,
+        return SmolLMPerplexity(self.settings.model_cache, batch_size=self.settings.perplexity_batch,
                                 max_question_tokens=self.settings.perplexity_max_question_tokens)
 
     @cached_property
@@ -65,4 +65,5 @@ class Context:
         cache = LLMResponseCache(self.settings.llm_cache_path / "responses.sqlite")
         return LiteLLMAdapter(cache, max_retries=self.settings.llm_max_retries,
                               requests_per_minute=self.settings.llm_requests_per_minute,
-                              timeout_s=self.settings.llm_timeout_s)
+                              timeout_s=self.settings.llm_timeout_s, api_base=self.settings.llm_api_base,
+                              api_key=self.settings.llm_api_key)

@@ -20,6 +20,11 @@ class Settings(BaseSettings):
     units_file: Path = RESOURCES / "knowledge_units.json"
     # LLM access through litellm; empty means every judge runs offline.
     llm_cache_dir: Path | None = None
+    # Downloaded wheels and converted models can be shared between homes (tests use fresh homes).
+    wheel_cache_dir: Path | None = None
+    model_cache_dir: Path | None = None
+    llm_api_base: str | None = Field(default=None, description="an OpenAI-compatible server for every LLM call")
+    llm_api_key: str | None = None
     llm_max_retries: int = 3
     llm_requests_per_minute: int = 600
     llm_timeout_s: float = 120.0
@@ -35,6 +40,14 @@ class Settings(BaseSettings):
     @property
     def cache_dir(self) -> Path:
         return self.home / "cache"
+
+    @property
+    def wheel_cache(self) -> Path:
+        return self.wheel_cache_dir or self.cache_dir / "wheels"
+
+    @property
+    def model_cache(self) -> Path:
+        return self.model_cache_dir or self.cache_dir / "models"
 
     @property
     def llm_cache_path(self) -> Path:

@@ -10,7 +10,6 @@ import hashlib
 from collections.abc import Sequence
 
 import numpy as np
-
 from scicustom.core.lexical import tokenize
 from scicustom.ports import Embedder
 

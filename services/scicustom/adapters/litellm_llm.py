@@ -76,12 +76,15 @@ class LiteLLMAdapter:
         import litellm  # imported lazily: it is slow to import and only needed on a cache miss
 
         provider = model.split("/", 1)[0]
+        # Behind an OpenAI-compatible gateway (vLLM, Ollama, a LiteLLM proxy) every model is served
+        # over the OpenAI protocol under its full name.
+        routed = model if self._api_base is None or provider == "openai" else f"openai/{model}"
         last_error: Exception | None = None
         for attempt in range(self._max_retries + 1):
             self._limiter.acquire(provider)
             try:
                 response = litellm.completion(
-                    model=model, messages=list(messages), timeout=self._timeout_s,
+                    model=routed, messages=list(messages), timeout=self._timeout_s,
                     api_base=self._api_base, api_key=self._api_key, num_retries=0, **params,
                 )
                 return self._to_completion(litellm, model, response)

@@ -36,7 +36,7 @@ def read_go_sqlite(path: Path, deb_version: str = "") -> tuple[SourceInfo, Ontol
         edges = []
         for table in ("go_bp_parents", "go_mf_parents", "go_cc_parents"):
             for child, parent in db.execute(
-                    f"SELECT _id, _parent_id FROM {table} WHERE relationship_type = 'isa'"):  # noqa: S608
+                    f"SELECT _id, _parent_id FROM {table} WHERE relationship_type = 'isa'"):
                 if child in go_of and parent in go_of:
                     edges.append((go_of[child], go_of[parent]))
         meta = dict(db.execute("SELECT name, value FROM metadata").fetchall())

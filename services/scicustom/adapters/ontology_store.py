@@ -75,7 +75,7 @@ class OntologyStore:
         roots = dag.roots()
         with self._db:  # one transaction: replace the source whole
             for table in ("nodes", "edges"):
-                self._db.execute(f"DELETE FROM {table} WHERE source = ?", (info.name,))  # noqa: S608
+                self._db.execute(f"DELETE FROM {table} WHERE source = ?", (info.name,))
             self._db.execute("DELETE FROM sources WHERE name = ?", (info.name,))
             self._db.executemany(
                 "INSERT INTO nodes VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -93,7 +93,7 @@ class OntologyStore:
     def remove_source(self, name: str) -> None:
         with self._db:
             for table in ("nodes", "edges"):
-                self._db.execute(f"DELETE FROM {table} WHERE source = ?", (name,))  # noqa: S608
+                self._db.execute(f"DELETE FROM {table} WHERE source = ?", (name,))
             self._db.execute("DELETE FROM sources WHERE name = ?", (name,))
 
     def report(self) -> list[SourceReport]:

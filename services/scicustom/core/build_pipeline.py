@@ -27,6 +27,7 @@ from scicustom.ports import MCQWriter, RelevanceJudge, UnitIndex, UnitRanker
 METHODS = ("scicustom", "embedding-knn", "embedding-filtering", "greedy-topk", "no-cutoff", "no-selection")
 EMBEDDING_POOL = 5000  # embedding-filtering: the similarity-ordered list the cutoff searches
 MIN_JURY = 3
+VoteFn = Callable[[int, str], dict[str, bool]]  # (position, item id) -> each judge's verdict
 
 
 @dataclass
@@ -103,7 +104,7 @@ class BuildPipeline:
         return result
 
     def _vote_fn(self, requirement: Requirement, jury: Sequence[RelevanceJudge],
-                 items: Sequence[CorpusItem]) -> Callable[[int, str], dict[str, bool]]:
+                 items: Sequence[CorpusItem]) -> VoteFn:
         def vote(position: int, item_id: str) -> dict[str, bool]:
             return {j.name: bool(j.is_relevant(requirement, items[position])) for j in jury}
         return vote
@@ -199,7 +200,7 @@ class BuildPipeline:
                            dict(self._timings), judge_names)
 
     # -- pieces ------------------------------------------------------------------------------------
-    def _tracking(self, vote: Callable[[int, str], dict[str, bool]], total: int) -> Callable[[int, str], dict[str, bool]]:
+    def _tracking(self, vote: VoteFn, total: int) -> VoteFn:
         calls = [0]
 
         def tracked(position: int, item_id: str) -> dict[str, bool]:

@@ -56,7 +56,9 @@ def binary_search_cutoff(item_ids: list[str], vote: Callable[[int, str], Mapping
     return CutoffResult(cutoff, tuple(probes), len(item_ids))
 
 
-def greedy_scan(item_ids: list[str], vote: Callable[[int, str], Mapping[str, bool]], k: int) -> tuple[list[int], list[Probe]]:
+def greedy_scan(
+    item_ids: list[str], vote: Callable[[int, str], Mapping[str, bool]], k: int
+) -> tuple[list[int], list[Probe]]:
     """The greedy top-K baseline of Appendix C: scan from the top, keep the first k relevant items."""
     kept: list[int] = []
     probes: list[Probe] = []

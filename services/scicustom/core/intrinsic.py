@@ -29,7 +29,7 @@ def flesch_reading_ease(text: str) -> float:
     if not words or not sentences:
         return 0.0
     syllables = sum(_syllables(w) for w in _WORD.findall(text.lower()))
-    return 206.835 - 1.015 * (words / sentences) - 84.6 * (syllables / words)
+    return float(206.835 - 1.015 * (words / sentences) - 84.6 * (syllables / words))
 
 
 def quality_score(question: str, answer: str) -> float:

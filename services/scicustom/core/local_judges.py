@@ -95,7 +95,8 @@ class ThresholdRelevanceJudge:
 
     kind = "local"
 
-    def __init__(self, name: str, score_fn: Callable[[CorpusItem], float], background_scores: np.ndarray, quantile: float) -> None:
+    def __init__(self, name: str, score_fn: Callable[[CorpusItem], float], background_scores: np.ndarray,
+                 quantile: float) -> None:
         if not 0.5 <= quantile < 1:
             raise ValueError("quantile must be in [0.5, 1)")
         self.name = name

@@ -19,7 +19,11 @@ class JudgeSpec:
 
     @property
     def litellm_model(self) -> str:
-        return self.model if "/" in self.model else f"{self.provider}/{self.model}"
+        """litellm's `provider/model` name; the release's provider "google" is litellm's "gemini"."""
+        if "/" in self.model or not self.provider:
+            return self.model
+        provider = {"google": "gemini"}.get(self.provider, self.provider)
+        return f"{provider}/{self.model}"
 
 
 @dataclass(frozen=True)

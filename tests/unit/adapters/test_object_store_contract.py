@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from scicustom.adapters.filesystem_store import FilesystemObjectStore
 
 

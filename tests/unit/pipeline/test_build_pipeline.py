@@ -6,7 +6,6 @@ import math
 
 import numpy as np
 import pytest
-
 from scicustom.adapters.sparse_unit_index import SparseUnitIndex
 from scicustom.core.build_pipeline import METHODS, BuildParams, BuildPipeline, BuildWorld
 from scicustom.core.corpus_item import make_item
@@ -21,6 +20,7 @@ from scicustom.core.local_judges import (
 )
 from scicustom.core.requirement import requirement_from_text
 from scicustom.core.units import KnowledgeUnit, UnitCatalog
+
 from tests.support.hashing_embedder import HashingEmbedder
 
 TOPICS = {
@@ -80,7 +80,7 @@ REQ = requirement_from_text("virology: virus capsid, viral genome and virus repl
 
 def test_scicustom_build_selects_virology_items():
     result = BuildPipeline(_world()).run(REQ, BuildParams(k1=2, k2=20, proxy_samples=10, seed=1))
-    assert [u["name"] for u in result.voting["units"]][0] == "Virology"
+    assert result.voting["units"][0]["name"] == "Virology"
     n = result.cutoff["n_candidates"]
     assert result.cutoff["n_probes"] <= math.ceil(math.log2(n + 1))
     assert 0 < len(result.benchmark) <= 20

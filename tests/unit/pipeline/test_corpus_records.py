@@ -5,7 +5,6 @@ from collections import Counter
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-
 from scicustom.core.corpus_import import RawRecord, SourceReport, merge_source, normalise_record
 from scicustom.core.corpus_item import make_item, split_inline_options, stable_item_id
 
@@ -18,7 +17,7 @@ def test_inline_options_are_parsed_from_the_prompt():
 
 
 def test_numbered_stem_line_and_stray_quote_are_not_options():
-    stem, labels, options = split_inline_options(
+    stem, labels, _ = split_inline_options(
         'Question: Steps:\n7. heat it\n A. one\n B. two\n C. three\n"\nAnswer:')
     assert stem == "Steps:\n7. heat it" and labels == list("ABC")
 

@@ -3,7 +3,6 @@ from __future__ import annotations
 import math
 
 import pytest
-
 from scicustom.core.intrinsic import flesch_reading_ease, perplexity, quality_score
 
 

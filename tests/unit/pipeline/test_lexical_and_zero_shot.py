@@ -2,7 +2,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from scicustom.core.lexical import BM25, tokenize
 from scicustom.core.zero_shot_tagger import ZeroShotParams, assign_units, calibrate_threshold
 
