@@ -42,9 +42,9 @@ def items_per_s(scorer: CausalLMMCQScorer, items: list[MCQItem]) -> float:
 
 
 def main() -> None:
-    n = int(sys.argv[1]) if len(sys.argv) > 1 else 48
+    n = int(sys.argv[1]) if len(sys.argv) > 1 else 32
     batch = int(sys.argv[2]) if len(sys.argv) > 2 else 16
-    loaded = load_smollm(Settings().cache_dir / "models")
+    loaded = load_smollm(Settings().model_cache)
     items = make_items(n)
     print(f"cpu_count={os.cpu_count()} items={n} batch={batch} model=SmolLM2-135M")
     modes: tuple[Scoring, ...] = ("label", "text")

@@ -25,6 +25,9 @@ from scicustom.core.evaluation.model_spec import Scoring
 from scicustom.core.evaluation.prompt import scoring_prompt
 from scicustom.core.evaluation.responses import ModelAnswer
 
+# (input ids, position that predicts the first continuation token, continuation ids)
+_Scored = tuple[tuple[int, ...], int, tuple[int, ...]]
+
 
 class CausalLMMCQScorer:
     max_workers = 1  # one model in this process; torch already uses every core
@@ -59,18 +62,17 @@ class CausalLMMCQScorer:
     def answer_batch(self, items: Sequence[MCQItem]) -> list[ModelAnswer]:
         tokenizer, model = self._model()
         with_options = self._scoring == "label"
-        # One (input ids, first scored position, continuation ids) per item and option.
-        pairs: list[list[tuple[tuple[int, ...], int, list[int]]]] = []
+        pairs: list[list[_Scored]] = []
         for item in items:
             prompt = tokenizer(scoring_prompt(item, with_options), add_special_tokens=False)["input_ids"]
-            per_option = []
+            per_option: list[_Scored] = []
             for label, text in item.options.items():
-                continuation = tokenizer(f" {label if with_options else text}",
-                                         add_special_tokens=False)["input_ids"] or [tokenizer.eos_token_id]
-                continuation = continuation[: self._max_length - 1]
-                kept = prompt[-(self._max_length - len(continuation) + 1):]
+                encoded = tokenizer(f" {label if with_options else text}",
+                                    add_special_tokens=False)["input_ids"] or [tokenizer.eos_token_id]
+                continuation = tuple(encoded[: self._max_length - 1])
+                kept = tuple(prompt[-(self._max_length - len(continuation) + 1):])
                 # The last continuation token is predicted, never read: leave it out of the input.
-                per_option.append((tuple(kept + continuation[:-1]), len(kept) - 1, continuation))
+                per_option.append((kept + continuation[:-1], len(kept) - 1, continuation))
             pairs.append(per_option)
         inputs = sorted({ids for per_option in pairs for ids, _, _ in per_option}, key=len)
         logprobs = self._score(model, tokenizer.pad_token_id, inputs, pairs)
@@ -78,7 +80,7 @@ class CausalLMMCQScorer:
         for item, per_option in zip(items, pairs, strict=True):
             scores = {}
             for label, (ids, first, continuation) in zip(item.options, per_option, strict=True):
-                picked = logprobs[(ids, first, tuple(continuation))]
+                picked = logprobs[(ids, first, continuation)]
                 scores[label] = sum(picked) / (len(picked) if self._scoring == "text" else 1)
             chosen = max(scores, key=lambda label: scores[label])  # ties: the first label
             processed = sum(len(ids) for ids in {ids for ids, _, _ in per_option})
@@ -87,8 +89,7 @@ class CausalLMMCQScorer:
         return answers
 
     def _score(self, model: Any, pad_id: int, inputs: list[tuple[int, ...]],
-               pairs: list[list[tuple[tuple[int, ...], int, list[int]]]],
-               ) -> dict[tuple[tuple[int, ...], int, tuple[int, ...]], list[float]]:
+               pairs: list[list[_Scored]]) -> dict[_Scored, list[float]]:
         """Log-probabilities of each continuation token, keyed by (input, first position,
         continuation); each needed position goes through the LM head once."""
         import torch
@@ -96,7 +97,7 @@ class CausalLMMCQScorer:
         needed: dict[tuple[int, ...], set[tuple[int, tuple[int, ...]]]] = {}
         for per_option in pairs:
             for ids, first, continuation in per_option:
-                needed.setdefault(ids, set()).add((first, tuple(continuation)))
+                needed.setdefault(ids, set()).add((first, continuation))
         width = max(map(len, inputs))
         ids_tensor = torch.full((len(inputs), width), pad_id, dtype=torch.long)
         mask = torch.zeros((len(inputs), width), dtype=torch.long)
@@ -104,7 +105,7 @@ class CausalLMMCQScorer:
             ids_tensor[row, : len(ids)] = torch.tensor(ids)
             mask[row, : len(ids)] = 1
         head = model.get_output_embeddings()
-        out: dict[tuple[tuple[int, ...], int, tuple[int, ...]], list[float]] = {}
+        out: dict[_Scored, list[float]] = {}
         with torch.inference_mode():
             hidden = model.base_model(input_ids=ids_tensor, attention_mask=mask).last_hidden_state
             for row, ids in enumerate(inputs):
@@ -127,8 +128,8 @@ def load_local_causal_lm(path: Path) -> tuple[Any, Any]:
     if not (path / "config.json").exists():
         raise PreconditionFailed(f"{path} holds no Hugging Face model (no config.json)")
     tokenizer = AutoTokenizer.from_pretrained(str(path), local_files_only=True)
+    # from_pretrained returns the model in eval mode (no dropout).
     model = AutoModelForCausalLM.from_pretrained(str(path), local_files_only=True, dtype=torch.float32)
-    model.eval()
     if tokenizer.pad_token is None:
         tokenizer.pad_token = tokenizer.eos_token
     return tokenizer, model

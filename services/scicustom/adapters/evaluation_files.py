@@ -16,7 +16,7 @@ import json
 import logging
 import os
 import re
-import tempfile
+import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -28,16 +28,18 @@ PROGRESS_VERSION = 1
 
 
 def write_atomic(path: Path, text: str) -> None:
+    """Write a sibling temporary file (created like any other file, so the umask applies),
+    flush it to disk, then rename it over `path`."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{uuid.uuid4().hex}.tmp")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        with tmp.open("x", encoding="utf-8") as handle:
             handle.write(text)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, path)
     except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+        tmp.unlink(missing_ok=True)
         raise
 
 

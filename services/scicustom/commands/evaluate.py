@@ -95,15 +95,17 @@ def _local_loader(spec: LocalModelSpec, settings: Settings) -> Callable[[], tupl
             return load_local_causal_lm(Path(spec.path))
         from scicustom.adapters.packaged_models import load_smollm
 
-        return load_smollm(settings.cache_dir / "models")
+        return load_smollm(settings.model_cache)
 
     return load
 
 
-def _build_answerers(models: ModelsFile, settings: Settings,
-                     concurrency: int) -> tuple[list[MCQAnswerer], list[Any]]:
+def build_answerers(models: ModelsFile, settings: Settings,
+                    concurrency: int) -> tuple[list[MCQAnswerer], dict[str, Any]]:
     """One LiteLLMAdapter per provider, so the provider's models share one rate limit, all over
-    one response cache; local models load on first use. Returns answerers and LLM adapters."""
+    one response cache; local models load on first use. Returns the answerers and the LLM
+    adapters by provider name. (The composition for this command; bootstrap.Context builds
+    the single-adapter LLM the other commands use.)"""
     from scicustom.adapters.causal_lm_mcq_scorer import CausalLMMCQScorer
     from scicustom.core.evaluation.chat_answerer import ChatMCQAnswerer
 
@@ -118,13 +120,16 @@ def _build_answerers(models: ModelsFile, settings: Settings,
 
                 cache = cache or LLMResponseCache(settings.llm_cache_path / "responses.sqlite")
                 provider = models.providers.get(spec.provider, ProviderSpec(spec.provider))
+                # A provider without its own server goes through the configured gateway, if any.
+                own_server = provider.api_base is not None
                 adapters[spec.provider] = LiteLLMAdapter(
                     cache,
                     max_retries=settings.llm_max_retries if provider.max_retries is None
                     else provider.max_retries,
                     requests_per_minute=provider.requests_per_minute or settings.llm_requests_per_minute,
                     timeout_s=provider.timeout_s or settings.llm_timeout_s,
-                    api_base=provider.api_base, api_key=_api_key(provider),
+                    api_base=provider.api_base if own_server else settings.llm_api_base,
+                    api_key=_api_key(provider) if own_server else _api_key(provider) or settings.llm_api_key,
                     backoff_s=1.0 if provider.backoff_s is None else provider.backoff_s,
                 )
             answerers.append(ChatMCQAnswerer(spec.name, adapters[spec.provider], spec.model, spec.params,
@@ -134,7 +139,7 @@ def _build_answerers(models: ModelsFile, settings: Settings,
             answerers.append(CausalLMMCQScorer(spec.name, identity, _local_loader(spec, settings),
                                                scoring=spec.scoring, batch_size=spec.batch_size,
                                                max_length=spec.max_length))
-    return answerers, list(adapters.values())
+    return answerers, adapters
 
 
 def _evaluate(args: argparse.Namespace) -> int:
@@ -147,7 +152,7 @@ def _evaluate(args: argparse.Namespace) -> int:
         raise InvalidInput("--bootstrap", "must be >= 1")
     items, benchmark_sha = _read_benchmark(args.benchmark)
     models = _read_models(args.models)
-    answerers, adapters = _build_answerers(models, Settings(), args.concurrency)
+    answerers, adapters = build_answerers(models, Settings(), args.concurrency)
     folder = EvaluationFolder(args.out)
     item_ids = [item.id for item in items]
     specs = {spec.name: spec for spec in models.models}
@@ -189,9 +194,9 @@ def _evaluate(args: argparse.Namespace) -> int:
     })
     folder.write_ranking(ranking_document({name: r["accuracy"] for name, r in results.items()},
                                           benchmark_sha256=benchmark_sha))
-    calls = sum(a.usage.calls for a in adapters)
-    cached = sum(a.usage.cached_calls for a in adapters)
-    cost = sum(a.usage.cost_usd for a in adapters)
+    calls = sum(a.usage.calls for a in adapters.values())
+    cached = sum(a.usage.cached_calls for a in adapters.values())
+    cost = sum(a.usage.cost_usd for a in adapters.values())
     print(f"LLM calls this run: {calls} new, {cached} from cache, ${cost:.4f}; wrote {folder.directory}")
     if failed:
         listed = ", ".join(f"{name} ({n})" for name, n in failed.items())

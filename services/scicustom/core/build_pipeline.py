@@ -98,10 +98,16 @@ class BuildPipeline:
             self.w.progress("vote", done, len(self.w.unit_rankers))
             rankings[judge.name] = judge.rank_units(requirement, candidates)
         self.w.progress("vote", len(self.w.unit_rankers), len(self.w.unit_rankers))
-        result = aggregate_votes(rankings, [u.id for u in candidates], k1)
-        if not result.units:
-            raise InvalidInput("requirement", "matches no knowledge unit: no judge ranked any unit")
-        return result
+        # A unit only a minority of the jury ranked at all is not the jury's choice: it is not
+        # eligible, and a requirement with no eligible unit matches nothing.
+        support = {u.id: sum(u.id in r for r in rankings.values()) for u in candidates}
+        eligible = [u.id for u in candidates if support[u.id] > len(rankings) / 2]
+        result = aggregate_votes(rankings, [u.id for u in candidates], len(candidates))
+        units = tuple(u for u in result.units if u in eligible)[:k1]
+        if not units:
+            raise InvalidInput("requirement", "matches no knowledge unit: no unit was ranked by a majority "
+                               "of the jury")
+        return VoteResult(units, result.consensus, result.per_judge)
 
     def _vote_fn(self, requirement: Requirement, jury: Sequence[RelevanceJudge],
                  items: Sequence[CorpusItem]) -> VoteFn:

@@ -27,9 +27,17 @@ from scicustom.core.units import KnowledgeUnit
 from scicustom.ports import Embedder
 
 MAX_RANKED = 100  # the paper's judges return at most the top 100 tags
+# An embedding judge abstains unless its best unit is a clear outlier among all units (z-score of
+# the cosine). Real requirements score 5-9 on MiniLM; nonsense and off-science text stays under 4.
+MIN_TOP_Z = 4.5
 
 
-def _rank_by(scores: np.ndarray, candidates: Sequence[KnowledgeUnit], positive_only: bool) -> list[str]:
+def _rank_by(scores: np.ndarray, candidates: Sequence[KnowledgeUnit], positive_only: bool,
+             min_top_z: float | None = None) -> list[str]:
+    if min_top_z is not None and len(scores) > 1:
+        spread = float(scores.std())
+        if spread == 0 or (float(scores.max()) - float(scores.mean())) / spread < min_top_z:
+            return []
     order = np.argsort(-scores, kind="stable")
     ranked = [candidates[i].id for i in order if not positive_only or scores[i] > 0]
     return ranked[:MAX_RANKED]
@@ -38,14 +46,15 @@ def _rank_by(scores: np.ndarray, candidates: Sequence[KnowledgeUnit], positive_o
 class EmbeddingUnitRanker:
     kind = "local"
 
-    def __init__(self, embedder: Embedder, name: str = "minilm-units") -> None:
+    def __init__(self, embedder: Embedder, name: str = "minilm-units", min_top_z: float | None = MIN_TOP_Z) -> None:
         self.name = name
         self._embedder = embedder
+        self._min_top_z = min_top_z
 
     def rank_units(self, requirement: Requirement, candidates: Sequence[KnowledgeUnit]) -> list[str]:
         req = self._embedder.encode([requirement.text])[0]
         units = self._embedder.encode([u.describe() for u in candidates])
-        return _rank_by(units @ req, candidates, positive_only=False)
+        return _rank_by(units @ req, candidates, positive_only=False, min_top_z=self._min_top_z)
 
 
 class ProfileBM25UnitRanker:
@@ -64,9 +73,10 @@ class PrototypeUnitRanker:
     kind = "local"
 
     def __init__(self, embedder: Embedder, prototypes: Mapping[str, np.ndarray],
-                 name: str = "minilm-prototypes") -> None:
+                 name: str = "minilm-prototypes", min_top_z: float | None = MIN_TOP_Z) -> None:
         self.name = name
         self._embedder = embedder
+        self._min_top_z = min_top_z
         self._prototypes = prototypes
 
     def rank_units(self, requirement: Requirement, candidates: Sequence[KnowledgeUnit]) -> list[str]:
@@ -75,7 +85,7 @@ class PrototypeUnitRanker:
         if not with_proto:
             return []
         matrix = np.stack([self._prototypes[u.id] for u in with_proto])
-        return _rank_by(matrix @ req, with_proto, positive_only=False)
+        return _rank_by(matrix @ req, with_proto, positive_only=False, min_top_z=self._min_top_z)
 
 
 def unit_prototypes(item_vectors: np.ndarray, item_units: Sequence[Sequence[str]]) -> dict[str, np.ndarray]:

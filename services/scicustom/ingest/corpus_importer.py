@@ -19,11 +19,15 @@ from scicustom.core.errors import InvalidInput
 from scicustom.ingest.packaged_sources import PACKAGED_SOURCES, PackagedSource, fetch_wheel
 
 
-def _limited(records: Iterator[RawRecord], limit: int | None) -> Iterator[RawRecord]:
-    for n, record in enumerate(records):
-        if limit is not None and n >= limit:
-            return
-        yield record
+def _evenly_spaced(records: Iterator[RawRecord], limit: int | None) -> Iterator[RawRecord]:
+    """A slice of `limit` records spread evenly over the source (all its subjects and splits)."""
+    if limit is None:
+        yield from records
+        return
+    everything = list(records)
+    step = max(len(everything) / max(limit, 1), 1.0)
+    for k in range(min(limit, len(everything))):
+        yield everything[int(k * step)]
 
 
 def import_packaged(
@@ -44,14 +48,14 @@ def import_packaged(
     report = ImportReport()
     changed = False
     for source in chosen:
-        fingerprint = f"{source.wheel.requirement}|reader={source.reader_version}|limit={limit_per_source}"
+        fingerprint = f"{source.wheel.requirement}|reader={source.reader_version}|slice={limit_per_source}"
         rep = report.sources.setdefault(source.name, SourceReport())
         if state.get(source.name) == fingerprint:
             rep.status = "up to date"
             continue
         wheel = fetch_wheel(source.wheel, wheel_cache)
         with zipfile.ZipFile(wheel) as zf:
-            records = _limited(source.reader(zf), limit_per_source)
+            records = _evenly_spaced(source.reader(zf), limit_per_source)
             if show_progress:
                 records = tqdm(records, desc=f"import {source.name}", unit=" rec", leave=False)
             merge_source(items, seen_keys, records, source.name, source.licence, rep)

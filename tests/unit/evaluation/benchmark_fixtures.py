@@ -14,8 +14,8 @@ QUESTIONS = [
      ["Mitochondrion", "Nucleus", "Ribosome", "Golgi apparatus"], "A"),
     ("q2", "Which base pairs with adenine in DNA?", ["Cytosine", "Thymine", "Guanine", "Uracil"], "B"),
     ("q3", "What is the SI unit of force?", ["Joule", "Pascal", "Newton", "Watt"], "C"),
-    ("q4", "Which gas makes up most of Earth's atmosphere?", ["Oxygen", "Carbon dioxide", "Argon", "Nitrogen"],
-     "D"),
+    ("q4", "Which gas makes up most of Earth's atmosphere?",
+     ["Oxygen", "Carbon dioxide", "Argon", "Nitrogen"], "D"),
 ]
 # Substrings of each question the recorded servers key on.
 KEYS = {"q1": "organelle", "q2": "adenine", "q3": "SI unit", "q4": "atmosphere"}

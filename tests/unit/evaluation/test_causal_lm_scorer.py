@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import json
 import math
+from pathlib import Path
 from typing import Any
 
 import pytest
-from scicustom.adapters.causal_lm_mcq_scorer import CausalLMMCQScorer
-from scicustom.adapters.packaged_models import load_smollm
+from scicustom.adapters.causal_lm_mcq_scorer import CausalLMMCQScorer, load_local_causal_lm
+from scicustom.adapters.packaged_models import SMOLLM_NAME, load_smollm
+from scicustom.cli import main
 from scicustom.config import Settings
+from scicustom.core.errors import PreconditionFailed
 from scicustom.core.evaluation.mcq import parse_item
 from scicustom.core.evaluation.prompt import scoring_prompt
 
@@ -23,8 +27,8 @@ MCQS = [
 
 
 @pytest.mark.slow
-def test_smollm2_scores_three_hand_written_mcqs() -> None:
-    loaded = load_smollm(Settings().cache_dir / "models")
+def test_smollm2_scores_three_hand_written_mcqs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    loaded = load_smollm(Settings().model_cache)
     tokenizer = loaded[0]
     items = [parse_item(q, q["id"]) for q in MCQS]
 
@@ -56,3 +60,24 @@ def test_smollm2_scores_three_hand_written_mcqs() -> None:
     # Long prompts keep their last tokens and still score.
     short = scorer("label", 1, max_length=8).answer_batch(items[:1])
     assert short[0].prompt_tokens == 8 and short[0].chosen in "ABCD"
+
+    # Through the command, with the model given as a folder (the converted SmolLM2): the same
+    # choices, and a rerun resumes without loading the model.
+    bench, models = tmp_path / "bench.jsonl", tmp_path / "models.yaml"
+    bench.write_text("".join(json.dumps(q) + "\n" for q in MCQS))
+    folder = Settings().model_cache / SMOLLM_NAME
+    models.write_text(f"models:\n  - {{name: smol, kind: local, path: '{folder}', scoring: text}}\n")
+    argv = ["evaluate", "--benchmark", str(bench), "--models", str(models), "--out", str(tmp_path / "out"),
+            "--bootstrap", "50"]
+    assert main(argv) == 0
+    lines = (tmp_path / "out" / "responses" / "smol.jsonl").read_text().splitlines()
+    assert [json.loads(line)["chosen"] for line in lines] == [a.chosen for a in text]
+    results = json.loads((tmp_path / "out" / "results.json").read_text())["models"]["smol"]
+    assert (results["kind"], results["model"], results["n"], results["n_unparsed"]) == ("local", str(folder), 3, 0)
+    assert main(argv) == 0
+    assert "(resumed 3, answered 0)" in capsys.readouterr().out
+
+
+def test_a_folder_without_a_model_is_a_precondition_failure(tmp_path: Path) -> None:
+    with pytest.raises(PreconditionFailed, match=r"no config\.json"):
+        load_local_causal_lm(tmp_path)

@@ -61,15 +61,17 @@ def test_two_models_end_to_end(setup: dict[str, Any], capsys: pytest.CaptureFixt
     # The recorded server bills 10 prompt + 5 completion tokens a call; unknown models cost nothing.
     assert a["tokens"] == {"prompt": 40, "completion": 20, "total": 60} and a["cost_usd"] == 0
     assert results["totals"] == {"tokens": 120, "cost_usd": 0}
-    assert (a["ci95"]["low"], a["ci95"]["high"]) == bootstrap_interval([True, True, True, False], 200, seed=3)
-    assert (b["ci95"]["low"], b["ci95"]["high"]) == bootstrap_interval([True, False, False, True], 200, seed=3)
+    # Outcomes in benchmark order, the same resamples for both models (a paired bootstrap).
+    assert (a["ci95"]["low"], a["ci95"]["high"]) == bootstrap_interval([1, 1, 1, 0], 200, seed=3)
+    assert (b["ci95"]["low"], b["ci95"]["high"]) == bootstrap_interval([1, 0, 0, 1], 200, seed=3)
     assert results["bootstrap"] == {"method": "percentile", "resamples": 200, "seed": 3, "confidence": 0.95}
     assert results["benchmark"]["n_items"] == 4 and a["kind"] == "litellm" and a["model"] == "openai/judge-a"
 
     ranking = json.loads((setup["out"] / "ranking.json").read_text())
     assert [(e["rank"], e["model"], e["score"]) for e in ranking["ranking"]] == [(1, "judge-a", 0.75),
                                                                                (2, "judge-b", 0.5)]
-    lines = [json.loads(line) for line in (setup["out"] / "responses" / "judge-b.jsonl").read_text().splitlines()]
+    responses = (setup["out"] / "responses" / "judge-b.jsonl").read_text()
+    lines = [json.loads(line) for line in responses.splitlines()]
     assert [(r["item_id"], r["chosen"], r["correct"], r["rule"]) for r in lines] == [
         ("q1", "A", True, "echoed option"), ("q2", None, False, "unparsed"),
         ("q3", None, False, "unparsed"), ("q4", "D", True, "leading label")]
@@ -132,3 +134,34 @@ def test_bad_input_exits_2_with_one_line(setup: dict[str, Any], capsys: pytest.C
                    "is not set"]
     assert not (setup["out"] / "results.json").exists()
     assert setup["a"].calls == [] and setup["b"].calls == []
+
+
+def test_models_of_one_provider_share_one_llm_adapter(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                      recorded_llm: RecordedLLMServer) -> None:
+    from scicustom.adapters.evaluation_files import ProgressFiles
+    from scicustom.commands.evaluate import build_answerers
+    from scicustom.config import Settings
+    from scicustom.core.evaluation.model_spec import parse_models_file
+    from scicustom.core.evaluation.run import run_model
+
+    from tests.unit.evaluation.benchmark_fixtures import items
+
+    monkeypatch.setenv("SCICUSTOM_HOME", str(tmp_path))
+    monkeypatch.setenv("SCICUSTOM_LLM_API_BASE", recorded_llm.api_base)  # the gateway
+    monkeypatch.setenv("SCICUSTOM_LLM_API_KEY", "test")
+    models = parse_models_file({
+        "providers": {"lab": {"api_base": recorded_llm.api_base, "api_key": "test", "requests_per_minute": 90},
+                      "other": {"api_base": recorded_llm.api_base, "api_key": "test"}},
+        "models": [{"name": "m1", "model": "openai/m1", "provider": "lab"},
+                   {"name": "m2", "model": "openai/m2", "provider": "lab"},
+                   {"name": "m3", "model": "openai/m3", "provider": "other"},
+                   {"name": "m4", "model": "anthropic/m4"}],  # no provider entry: via the gateway
+    })
+    answerers, adapters = build_answerers(models, Settings(), concurrency=2)
+    assert [a.name for a in answerers] == ["m1", "m2", "m3", "m4"]
+    assert set(adapters) == {"lab", "other", "anthropic"}
+    for answerer in answerers:
+        run_model(answerer, items(), ProgressFiles(tmp_path / "progress"), concurrency=2)
+    # m1 and m2 went through the one "lab" adapter (one rate limiter); m3 and m4 through their own.
+    assert [adapters[p].usage.calls for p in ("lab", "other", "anthropic")] == [8, 4, 4]
+    assert {c["model"] for c in recorded_llm.calls} == {"m1", "m2", "m3", "anthropic/m4"}

@@ -14,7 +14,8 @@ def test_splits_stem_and_options() -> None:
 
 
 def test_multi_line_stem_parenthesised_labels_and_continuation_lines() -> None:
-    query = "A patient presents with fever.\nA. is not an option here\nWhat is next?\n(A) Rest\n(B) Antibiotics\n   given orally\nC) Surgery"
+    query = ("A patient presents with fever.\nA. is not an option here\nWhat is next?\n"
+             "(A) Rest\n(B) Antibiotics\n   given orally\nC) Surgery")
     stem, options = split_query(query)
     # The last run of A, B, C... is the option list; the earlier "A." line belongs to the stem.
     assert stem == "A patient presents with fever.\nA. is not an option here\nWhat is next?"
@@ -37,7 +38,8 @@ def _line(**record: object) -> str:
 
 
 def test_parses_benchmark_lines_and_normalises_the_answer() -> None:
-    lines = [_line(id="q1", query="Q?\nA. x\nB. y", answer="b"), "", _line(id="q2", query="R?\nA. u\nB. v", answer="A")]
+    lines = [_line(id="q1", query="Q?\nA. x\nB. y", answer="b"), "",
+             _line(id="q2", query="R?\nA. u\nB. v", answer="A")]
     items = parse_benchmark(lines)
     assert [(i.id, i.answer, i.labels) for i in items] == [("q1", "B", ("A", "B")), ("q2", "A", ("A", "B"))]
     assert items[0].query_sha != items[1].query_sha

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -7,39 +8,36 @@ import yaml
 from scicustom.core.errors import InvalidInput
 from scicustom.core.evaluation.model_spec import ChatModelSpec, LocalModelSpec, parse_models_file
 
-EXAMPLE = """
-defaults:
-  params: {temperature: 0, max_tokens: 256}
-providers:
-  openai: {requests_per_minute: 500, max_retries: 2}
-  vllm: {api_base: "http://127.0.0.1:8000/v1", api_key: EMPTY, backoff_s: 0.5}
-models:
-  - name: gpt-4o
-    model: openai/gpt-4o
-    params: {max_tokens: 512, temperature: null}
-  - name: qwen
-    model: openai/Qwen2.5-7B-Instruct
-    provider: vllm
-  - name: claude
-    model: anthropic/claude-opus-4-5
-  - name: smollm2
-    kind: local
-    model: smollm2
-    scoring: text
-    batch_size: 4
-"""
+DOCS = Path(__file__).resolve().parents[3] / "docs" / "evaluation.md"
+
+
+def _documented_example() -> Any:
+    text = DOCS.read_text()
+    return yaml.safe_load(text.split("```yaml\n", 1)[1].split("```", 1)[0])
 
 
 def test_parses_the_documented_example() -> None:
-    parsed = parse_models_file(yaml.safe_load(EXAMPLE))
-    gpt, qwen, claude, smol = parsed.models
-    assert gpt == ChatModelSpec("gpt-4o", "openai/gpt-4o", "openai", {"max_tokens": 512})
-    assert qwen.provider == "vllm" and qwen.params == {"temperature": 0, "max_tokens": 256}
-    assert isinstance(claude, ChatModelSpec) and claude.provider == "anthropic"
-    assert smol == LocalModelSpec("smollm2", "smollm2", None, "text", 4, 1024)
+    parsed = parse_models_file(_documented_example())
+    gpt, qwen, smol = parsed.models
+    assert gpt == ChatModelSpec("gpt-4o", "openai/gpt-4o", "openai", {"temperature": 0, "max_tokens": 512})
+    assert qwen == ChatModelSpec("qwen-7b", "openai/Qwen2.5-7B-Instruct", "vllm", {"temperature": 0})
+    assert smol == LocalModelSpec("smollm2", "smollm2", None, "text", 8, 1024)
     assert parsed.providers["openai"].requests_per_minute == 500
     assert parsed.providers["vllm"].api_base == "http://127.0.0.1:8000/v1"
-    assert parsed.providers["vllm"].backoff_s == 0.5
+    assert parsed.providers["vllm"].api_key == "EMPTY" and parsed.providers["vllm"].api_key_env is None
+
+
+def test_params_merge_over_defaults_and_null_drops_a_default() -> None:
+    parsed = parse_models_file({
+        "defaults": {"params": {"temperature": 0, "max_tokens": 256}},
+        "models": [{"name": "a", "model": "openai/a", "params": {"max_tokens": 512, "temperature": None}},
+                   {"name": "b", "model": "anthropic/b"}, {"name": "c", "model": "bare-name"}],
+    })
+    a, b, c = parsed.models
+    assert isinstance(a, ChatModelSpec) and a.params == {"max_tokens": 512}
+    assert isinstance(b, ChatModelSpec) and (b.provider, b.params) == ("anthropic", {"temperature": 0,
+                                                                                      "max_tokens": 256})
+    assert isinstance(c, ChatModelSpec) and c.provider == "default"
 
 
 def _models(*entries: dict[str, Any], **top: Any) -> dict[str, Any]:
@@ -51,7 +49,8 @@ def _models(*entries: dict[str, Any], **top: Any) -> dict[str, Any]:
     (["a"], "models: expected a mapping"),
     ({"models": []}, "models.models: expected a non-empty list"),
     ({"models": [{"model": "openai/x"}]}, r"models\.models\[0\]\.name: required"),
-    (_models({"name": "a", "model": "openai/x"}, {"name": "a", "model": "openai/y"}), "duplicate model name 'a'"),
+    (_models({"name": "a", "model": "openai/x"}, {"name": "a", "model": "openai/y"}),
+     "duplicate model name 'a'"),
     (_models({"name": "a"}), r"models\[0\]\.model: required"),
     (_models({"name": "a", "model": "openai/x", "temprature": 0}), "unknown key"),
     (_models({"name": "a", "model": "openai/x", "provider": "nope"}), "'nope' is not under providers"),
@@ -61,7 +60,8 @@ def _models(*entries: dict[str, Any], **top: Any) -> dict[str, Any]:
     (_models({"name": "a", "kind": "local", "model": "smollm2", "scoring": "sum"}), "'sum' is not"),
     (_models({"name": "a", "kind": "local", "model": "smollm2", "batch_size": 0}), "batch_size: must be > 0"),
     (_models({"name": "a", "kind": "local", "model": "smollm2", "batch_size": True}), "wrong type bool"),
-    (_models({"name": "a", "model": "p/x"}, providers={"p": {"requests_per_minute": "fast"}}), "wrong type str"),
+    (_models({"name": "a", "model": "p/x"}, providers={"p": {"requests_per_minute": "fast"}}),
+     "wrong type str"),
     (_models({"name": "a", "model": "p/x"}, providers={"p": {"max_retries": -1}}), "must be >= 0"),
     (_models({"name": "a", "model": "p/x"}, extra=1), "unknown key"),
 ])

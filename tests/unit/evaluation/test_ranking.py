@@ -104,7 +104,8 @@ def test_compare_command_exits_2_with_fewer_than_two_common_models(
     assert err == "scicustom: error: rankings: need at least 2 models in common, found 1 (m1)"
 
 
-def test_compare_command_exits_2_on_a_missing_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_compare_command_exits_2_on_a_missing_file(tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
     a = _write(tmp_path / "a.json", {"m1": 0.9, "m2": 0.8})
     assert main(["compare", "--rankings", str(a), str(tmp_path / "nope.json")]) == 2
     assert "cannot read" in capsys.readouterr().err

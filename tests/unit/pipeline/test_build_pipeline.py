@@ -67,8 +67,9 @@ def _world(n_per_topic: int = 60, open_items: bool = False) -> BuildWorld:
         catalog=catalog, items=items, index=index, vector=lambda i: matrix[row[i]],
         requirement_vector=lambda req: embedder.encode([req.text])[0],
         all_item_similarity=lambda v: (ids, matrix @ v),
-        unit_rankers=[EmbeddingUnitRanker(embedder), ProfileBM25UnitRanker(profiles),
-                      PrototypeUnitRanker(embedder, prototypes)],
+        # Four units are too few for the outlier gate (z can reach at most sqrt(3)).
+        unit_rankers=[EmbeddingUnitRanker(embedder, min_top_z=None), ProfileBM25UnitRanker(profiles),
+                      PrototypeUnitRanker(embedder, prototypes, min_top_z=None)],
         relevance_jury=jury,
         intrinsic=lambda need: {it.id: (quality_score(it.question, it.answer), 1.0 + len(it.answer)) for it in need},
         neighbour_answers=neighbours,
@@ -123,3 +124,12 @@ def test_jury_of_two_is_refused():
 def test_unknown_method_is_refused():
     with pytest.raises(InvalidInput, match="method"):
         BuildPipeline(_world()).run(REQ, BuildParams(method="magic"))
+
+
+def test_requirement_no_majority_ranks_matches_nothing():
+    world = _world()
+    world.unit_rankers = [EmbeddingUnitRanker(HashingEmbedder()),  # gated: abstains on four units
+                          ProfileBM25UnitRanker({"u1": "virus"}),
+                          PrototypeUnitRanker(HashingEmbedder(), {})]
+    with pytest.raises(InvalidInput, match="matches no knowledge unit"):
+        BuildPipeline(world).run(REQ, BuildParams())

@@ -1,33 +1,12 @@
 """The models file of `scicustom evaluate` (YAML, read into a dict by the command).
 
-    defaults:                      # optional
-      params: {temperature: 0}     # litellm parameters for every chat model
-    providers:                     # optional; settings shared by the chat models of a provider
-      openai:                      # the part of `model` before "/" unless a model names another
-        requests_per_minute: 500   # the rate limit all its models share (default: settings)
-        max_retries: 3             # bounded retries with exponential backoff (default: settings)
-        backoff_s: 1.0             # first backoff; doubles on each retry
-        timeout_s: 120
-      vllm:                        # an OpenAI-compatible server (vLLM, Ollama, llama.cpp)
-        api_base: http://127.0.0.1:8000/v1
-        api_key: EMPTY             # a literal key, for local servers
-        # api_key_env: MY_KEY      # or the environment variable holding the key
-    models:
-      - name: gpt-4o               # unique; names the model in results and rankings
-        model: openai/gpt-4o       # litellm model string
-        params: {max_tokens: 512}  # merged over defaults.params; a null value drops a default
-      - name: qwen-7b
-        model: openai/Qwen2.5-7B-Instruct
-        provider: vllm
-      - name: smollm2
-        kind: local                # a causal LM in this process, scored by log-likelihood
-        model: smollm2             # the packaged SmolLM2-135M-Instruct; or `path: DIR` (HF format)
-        scoring: label             # label: next-token likelihood of " A".." E" after the query
-                                   # text: mean token log-likelihood of each option's text
-        batch_size: 8
-        max_length: 1024           # longer prompts keep their last tokens
-
-`kind` is `litellm` (the default) or `local`. Unknown keys are errors, so typos do not pass.
+Top-level keys: `defaults.params` (litellm parameters for every chat model), `providers` (per
+provider: requests_per_minute, max_retries, backoff_s, timeout_s, api_base, api_key or
+api_key_env) and `models`, a list of `{name, model, provider?, params?}` chat models
+(`kind: litellm`, the default) and `{name, kind: local, model: smollm2 | path: DIR, scoring:
+label | text, batch_size, max_length}` local causal LMs. A chat model's provider is the part of
+its litellm model string before "/" unless it names one; its models share one rate limit.
+The annotated example is in docs/evaluation.md. Unknown keys are errors, so typos do not pass.
 """
 
 from __future__ import annotations

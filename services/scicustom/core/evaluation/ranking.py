@@ -84,7 +84,8 @@ class RankingAgreement:
 
 
 def _finite(value: float) -> float | None:
-    return float(value) if math.isfinite(value) else None
+    """Rounded to 12 places so 0.9999999999999999 reads 1.0; NaN (undefined) becomes None."""
+    return round(float(value), 12) if math.isfinite(value) else None
 
 
 def _top(scores: Mapping[str, float], models: tuple[str, ...]) -> tuple[str, ...]:

@@ -109,18 +109,12 @@ class SciIFAuditor:
         self._judges = tuple(judges)
 
     def audit_many(self, items: Mapping[str, SciIFItem], answers: Sequence[ModelAnswer],
-                   workers: int = 4, progress: Callable[[int], None] | None = None) -> list[ItemAudit]:
+                   workers: int = 4) -> list[ItemAudit]:
         """Every answer audited; results in the order of `answers`."""
-        def one(answer: ModelAnswer) -> ItemAudit:
-            result = self.audit(items[answer.item_id], answer)
-            if progress is not None:
-                progress(1)
-            return result
-
         if workers <= 1:
-            return [one(a) for a in answers]
+            return [self.audit(items[a.item_id], a) for a in answers]
         with ThreadPoolExecutor(max_workers=workers) as pool:
-            return list(pool.map(one, answers))
+            return list(pool.map(lambda a: self.audit(items[a.item_id], a), answers))
 
     def audit(self, item: SciIFItem, answer: ModelAnswer) -> ItemAudit:
         view = self._verifier.view(answer.text, item.targets)
@@ -144,7 +138,7 @@ class SciIFAuditor:
         votes: dict[str, list[JudgeVote]] = {p.id: [] for p in constraint.points}
         if self._judges and not decided_by_rules:
             prompt = judge_prompt(subject=item.subject, constraint=constraint, question=item.question,
-                                  reference=item.reference_answer, answer=view.text, mode=self.mode)
+                                  reference=item.reference_text(), answer=view.text, mode=self.mode)
             lines = point_output_lines(len(constraint.points))
             for judge in self._judges:
                 reply = self._ask(judge, prompt, lambda text: parse_pointwise(text).complete(
@@ -152,7 +146,10 @@ class SciIFAuditor:
                 parsed = parse_pointwise(reply.text) if reply.text is not None else None
                 for i, point in enumerate(constraint.points, 1):
                     verdict = parsed.verdicts.get(i) if parsed is not None else None
-                    reason = (parsed.reasons.get(i, "") if parsed is not None else reply.error)
+                    if verdict is None:
+                        reason = reply.error or "no verdict for this point"
+                    else:
+                        reason = parsed.reasons.get(i, "") if parsed is not None else ""
                     votes[point.id].append(JudgeVote(judge, verdict, reason))
         points = []
         for point in constraint.points:
