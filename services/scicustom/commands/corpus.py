@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from collections import Counter
 from pathlib import Path
 
@@ -43,7 +42,7 @@ def _import(args: argparse.Namespace) -> int:
         report = import_jsonl(ctx.corpus, args.jsonl, args.source_name, args.licence)
     else:
         report = import_packaged(ctx.corpus, ctx.settings.wheel_cache, args.source,
-                                 args.limit_per_source, show_progress=sys.stderr.isatty())
+                                 args.limit_per_source, show_progress=True)
     print(report.render())
     if args.eager_scores or ctx.settings.profile == "cluster":
         return _scores(argparse.Namespace(limit=None))
@@ -54,7 +53,7 @@ def _tag(args: argparse.Namespace) -> int:
     from scicustom.ingest.corpus_tagging import tag_corpus
 
     ctx = Context()
-    report = tag_corpus(ctx.corpus, ctx.embedder, ctx.catalog, show_progress=sys.stderr.isatty())
+    report = tag_corpus(ctx.corpus, ctx.embedder, ctx.catalog, show_progress=True)
     print(f"tagger {report.tagger_version}: {report.items} items; embedded {report.embedded} new "
           f"({report.embed_items_per_s:.0f} items/s), tagged {report.tagged} new "
           f"({report.tag_items_per_s:.0f} items/s); threshold {report.threshold:.4f} "
@@ -70,7 +69,7 @@ def _scores(args: argparse.Namespace) -> int:
     items = ctx.corpus.load_items()
     if args.limit is not None:
         items = items[: args.limit]
-    report = ensure_intrinsic_scores(ctx.corpus, ctx.perplexity, items, show_progress=sys.stderr.isatty())
+    report = ensure_intrinsic_scores(ctx.corpus, ctx.perplexity, items, show_progress=True)
     print(f"intrinsic scores: {report.computed} computed ({report.items_per_s:.1f} items/s), "
           f"{report.cached} already cached")
     return 0
