@@ -19,6 +19,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "services"))
 
 import yaml  # noqa: E402
+
 from scicustom.config import RESOURCES  # noqa: E402
 from scicustom.core.sciif.audit import SciIFAuditor  # noqa: E402
 from scicustom.core.sciif.catalog import parse_catalog  # noqa: E402

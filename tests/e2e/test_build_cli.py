@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 
 import pytest
+
 from scicustom.cli import main
 from scicustom.config import RESOURCES
 

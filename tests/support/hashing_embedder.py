@@ -10,6 +10,7 @@ import hashlib
 from collections.abc import Sequence
 
 import numpy as np
+
 from scicustom.core.lexical import tokenize
 from scicustom.ports import Embedder
 

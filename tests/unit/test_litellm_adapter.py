@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import pytest
+
 from scicustom.adapters.litellm_llm import LiteLLMAdapter, LLMCallFailed
 from scicustom.adapters.llm_response_cache import LLMResponseCache
 

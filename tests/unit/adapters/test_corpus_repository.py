@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import numpy as np
+
 from scicustom.adapters.filesystem_store import FilesystemObjectStore
 from scicustom.adapters.parquet_corpus import CorpusRepository
 from scicustom.adapters.sparse_unit_index import SparseUnitIndex

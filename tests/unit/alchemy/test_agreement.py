@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
 from scicustom.core.alchemy.agreement import icc3k, pearson, spearman
 
 # Shrout & Fleiss (1979), Table 2: six targets rated by four judges.

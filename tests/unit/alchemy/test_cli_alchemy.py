@@ -3,8 +3,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from scicustom.cli import main
 
+from scicustom.cli import main
 from tests.unit.alchemy.samples import CLASSIFICATION_REPLY, EXTRACTION_REPLY, PAPER, judge_reply
 
 SCORES = {0: (5.0, 4.5, 4.5, 4.0, 4.5, 4.0, 4.0), 1: (3.0, 3.0, 2.5, 2.0, 3.0, 3.0, 2.0),

@@ -5,8 +5,8 @@ import json
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from scicustom.core.alchemy.judge import CRITERIA, parse_judge_reply
 
+from scicustom.core.alchemy.judge import CRITERIA, parse_judge_reply
 from tests.unit.alchemy.samples import judge_reply
 
 SCORES = (4.0, 3.5, 4.5, 3.0, 4.0, 3.5, 2.5)

@@ -1,10 +1,10 @@
 from __future__ import annotations
 
 import pytest
+
 from scicustom.core.alchemy.judge import JudgeInput, RecipeJudge
 from scicustom.core.alchemy.prediction import PredictionTarget, RecipePredictor, prediction_prompt
 from scicustom.core.alchemy.retrieval import LibraryRecipe, RecipeLibrary
-
 from tests.unit.alchemy.conftest import WordHashEmbedder
 from tests.unit.alchemy.samples import judge_reply
 from tests.unit.sciif.conftest import ScriptedLLM

@@ -2,7 +2,6 @@ from __future__ import annotations
 
 from scicustom.core.alchemy.classification import parse_classification, process_category
 from scicustom.core.alchemy.recipe import parse_recipe
-
 from tests.unit.alchemy.samples import CLASSIFICATION_REPLY, EXTRACTION_REPLY
 
 

@@ -7,7 +7,6 @@ from scicustom.adapters.llm_response_cache import LLMResponseCache
 from scicustom.core.alchemy.extraction import Paper, RecipeExtractor
 from scicustom.core.alchemy.judge import JudgeInput, RecipeJudge
 from scicustom.core.alchemy.prediction import PredictionTarget
-
 from tests.unit.alchemy.samples import CLASSIFICATION_REPLY, EXTRACTION_REPLY, PAPER, judge_reply
 
 

@@ -5,6 +5,7 @@ import math
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+
 from scicustom.core.text_overlap import lcs_length, rouge_l, sentence_bleu
 
 

@@ -6,7 +6,6 @@ import json
 from pathlib import Path
 
 from scicustom.core.evaluation.mcq import MCQItem, parse_benchmark
-
 from tests.support.recorded_llm_server import RecordedLLMServer
 
 QUESTIONS = [

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
 from scicustom.core.evaluation.accuracy import (
     bootstrap_indices,
     bootstrap_interval,

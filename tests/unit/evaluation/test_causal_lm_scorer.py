@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from scicustom.adapters.causal_lm_mcq_scorer import CausalLMMCQScorer, load_local_causal_lm
 from scicustom.adapters.packaged_models import SMOLLM_NAME, load_smollm
 from scicustom.cli import main

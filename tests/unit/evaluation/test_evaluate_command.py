@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 import yaml
+
 from scicustom.cli import main
 from scicustom.core.evaluation.accuracy import bootstrap_interval
-
 from tests.support.recorded_llm_server import RecordedLLMServer
 from tests.unit.evaluation.benchmark_fixtures import REPLIES_A, REPLIES_B, asked, record, write_benchmark
 
@@ -143,7 +143,6 @@ def test_models_of_one_provider_share_one_llm_adapter(tmp_path: Path, monkeypatc
     from scicustom.config import Settings
     from scicustom.core.evaluation.model_spec import parse_models_file
     from scicustom.core.evaluation.run import run_model
-
     from tests.unit.evaluation.benchmark_fixtures import items
 
     monkeypatch.setenv("SCICUSTOM_HOME", str(tmp_path))

@@ -5,6 +5,7 @@ import string
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+
 from scicustom.core.evaluation.label_extraction import LabelExtraction, extract_label
 
 OPTIONS = {"A": "Mitochondrion", "B": "Nucleus", "C": "Ribosome", "D": "Golgi apparatus"}

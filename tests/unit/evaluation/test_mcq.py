@@ -3,6 +3,7 @@ from __future__ import annotations
 import json
 
 import pytest
+
 from scicustom.core.errors import InvalidInput
 from scicustom.core.evaluation.mcq import parse_benchmark, split_query
 

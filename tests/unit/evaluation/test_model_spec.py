@@ -5,6 +5,7 @@ from typing import Any
 
 import pytest
 import yaml
+
 from scicustom.core.errors import InvalidInput
 from scicustom.core.evaluation.model_spec import ChatModelSpec, LocalModelSpec, parse_models_file
 

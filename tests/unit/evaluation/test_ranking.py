@@ -4,6 +4,7 @@ import json
 from pathlib import Path
 
 import pytest
+
 from scicustom.cli import main
 from scicustom.core.errors import InvalidInput
 from scicustom.core.evaluation.ranking import compare_rankings, ranking_document, read_ranking

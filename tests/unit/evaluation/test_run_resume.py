@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from scicustom.adapters.evaluation_files import ProgressFiles
 from scicustom.adapters.litellm_llm import LiteLLMAdapter, LLMCallFailed
 from scicustom.adapters.llm_response_cache import LLMResponseCache
@@ -16,7 +17,6 @@ from scicustom.core.evaluation.mcq import MCQItem
 from scicustom.core.evaluation.responses import ItemResponse, ModelAnswer
 from scicustom.core.evaluation.run import run_model
 from scicustom.ports import LLM, Completion
-
 from tests.support.recorded_llm_server import RecordedLLMServer
 from tests.unit.evaluation.benchmark_fixtures import REPLIES_A, asked, items, record
 

@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 import pytest
+
 from scicustom.adapters.sparse_unit_index import SparseUnitIndex
 from scicustom.core.build_pipeline import METHODS, BuildParams, BuildPipeline, BuildWorld
 from scicustom.core.corpus_item import make_item
@@ -20,7 +21,6 @@ from scicustom.core.local_judges import (
 )
 from scicustom.core.requirement import requirement_from_text
 from scicustom.core.units import KnowledgeUnit, UnitCatalog
-
 from tests.support.hashing_embedder import HashingEmbedder
 
 TOPICS = {

@@ -4,6 +4,7 @@ import math
 
 from hypothesis import given
 from hypothesis import strategies as st
+
 from scicustom.core.candidates import order_candidates
 from scicustom.core.cutoff import binary_search_cutoff, greedy_scan
 

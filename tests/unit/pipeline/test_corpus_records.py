@@ -5,6 +5,7 @@ from collections import Counter
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+
 from scicustom.core.corpus_import import RawRecord, SourceReport, merge_source, normalise_record
 from scicustom.core.corpus_item import make_item, split_inline_options, stable_item_id
 

@@ -3,6 +3,7 @@ from __future__ import annotations
 import math
 
 import pytest
+
 from scicustom.core.intrinsic import flesch_reading_ease, perplexity, quality_score
 
 

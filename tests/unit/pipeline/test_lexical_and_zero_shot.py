@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
 from scicustom.core.lexical import BM25, tokenize
 from scicustom.core.zero_shot_tagger import ZeroShotParams, assign_units, calibrate_threshold
 

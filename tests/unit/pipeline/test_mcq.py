@@ -3,6 +3,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+
 from scicustom.core.corpus_item import make_item
 from scicustom.core.mcq import answer_slot, from_mcq_item, from_open_item, parse_llm_mcq, pick_distractors
 

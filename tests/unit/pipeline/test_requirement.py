@@ -4,6 +4,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+
 from scicustom.config import RESOURCES
 from scicustom.core.errors import InvalidInput
 from scicustom.core.requirement import requirement_from_mapping, requirement_from_text

@@ -3,6 +3,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+
 from scicustom.core.errors import InvalidInput
 from scicustom.core.voting import aggregate_votes
 

@@ -5,6 +5,7 @@ from typing import Any
 
 import pytest
 import yaml
+
 from scicustom.config import RESOURCES
 from scicustom.core.sciif.catalog import Catalog, parse_catalog
 from scicustom.core.sciif.evidence_rules import RuleVerifier

@@ -1,10 +1,10 @@
 from __future__ import annotations
 
 import pytest
+
 from scicustom.core.sciif.audit import SciIFAuditor, all_of, generate_answer
 from scicustom.core.sciif.final_answer import parse_targets
 from scicustom.core.sciif.items import ModelAnswer, SciIFItem
-
 from tests.unit.sciif.conftest import ScriptedLLM, is_correctness_prompt, pointwise
 
 ANSWER = ("Plan: let v denote the average speed in m/s, where d = 10.0 m is the distance and t = 2.0 s the time.\n"

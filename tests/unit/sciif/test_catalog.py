@@ -3,6 +3,7 @@ from __future__ import annotations
 import copy
 
 import pytest
+
 from scicustom.core.errors import InvalidInput
 from scicustom.core.sciif.catalog import parse_catalog
 

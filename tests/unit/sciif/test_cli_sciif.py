@@ -3,8 +3,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from scicustom.cli import main
 
+from scicustom.cli import main
 from tests.unit.sciif.conftest import pointwise
 
 ITEMS = [

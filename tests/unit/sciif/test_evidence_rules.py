@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import pytest
+
 from scicustom.core.sciif.catalog import EvidencePoint, RuleSpec
 from scicustom.core.sciif.evidence_rules import RuleVerifier
 from scicustom.core.sciif.final_answer import parse_targets

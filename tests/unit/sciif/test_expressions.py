@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import pytest
+
 from scicustom.core.sciif.expressions import (
     align_symbols,
     evaluate_arithmetic,

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import pytest
+
 from scicustom.core.errors import InvalidInput
 from scicustom.core.sciif.final_answer import CorrectnessRule, final_section, parse_targets
 

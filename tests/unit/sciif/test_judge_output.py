@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from hypothesis import given
 from hypothesis import strategies as st
+
 from scicustom.core.sciif.judge_output import parse_pointwise, parse_verdict
 
 

@@ -5,6 +5,7 @@ import math
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from scicustom.core.sciif.quantities import find_numbers, literal_ulp, normalise_text, round_sig, values_agree
 
 

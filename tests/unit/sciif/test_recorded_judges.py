@@ -8,7 +8,6 @@ from scicustom.adapters.litellm_llm import LiteLLMAdapter
 from scicustom.adapters.llm_response_cache import LLMResponseCache
 from scicustom.core.sciif.audit import SciIFAuditor
 from scicustom.core.sciif.items import ModelAnswer, SciIFItem
-
 from tests.unit.sciif.conftest import pointwise
 
 JUDGES = ("openai/judge-a", "openai/judge-b")

@@ -3,6 +3,7 @@ from __future__ import annotations
 import json
 
 import pytest
+
 from scicustom.core.sciif.audit import ConstraintAudit, CorrectnessAudit, ItemAudit, PointAudit
 from scicustom.core.sciif.report import build_report, counts
 

@@ -3,6 +3,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+
 from scicustom.core.sciif.catalog import RewardGroup, RewardWeights
 from scicustom.core.sciif.reward import compliance_reward, item_reward, total_reward
 
