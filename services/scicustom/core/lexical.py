@@ -12,6 +12,14 @@ from nltk.stem.porter import PorterStemmer
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
 _WORD = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
+# Words of benchmark instructions ("Generate questions that test conceptual understanding...")
+# that say nothing about the science; left in, they match every question in the corpus.
+INSTRUCTION_WORDS = frozenset({
+    "generate", "question", "questions", "test", "tests", "testing", "assess", "assesses", "evaluate",
+    "evaluates", "benchmark", "benchmarks", "construct", "knowledge", "understanding", "conceptual",
+    "reasoning", "focus", "emphasize", "emphasise", "avoid", "rather", "coverage", "include", "including",
+    "skills", "skill", "probe", "mechanistic", "core", "wide", "range", "specific", "isolate", "general",
+})
 _stemmer = PorterStemmer()
 
 
@@ -21,7 +29,8 @@ def _stem(word: str) -> str:
 
 
 def tokenize(text: str) -> list[str]:
-    return [_stem(w) for w in _WORD.findall(text.lower()) if w not in ENGLISH_STOP_WORDS and len(w) > 1]
+    return [_stem(w) for w in _WORD.findall(text.lower())
+            if w not in ENGLISH_STOP_WORDS and w not in INSTRUCTION_WORDS and len(w) > 1]
 
 
 class BM25:

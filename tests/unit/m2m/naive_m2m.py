@@ -54,7 +54,8 @@ def rcf(row: dict[str, str], v: M2MVocabulary) -> dict[str, Any]:
 
 def hpa(row: dict[str, str], v: M2MVocabulary) -> dict[str, Any]:
     p, h, f = row["problem_statement"].lower(), row["hypothesis"].lower(), row["failure_mode_or_limitation"].lower()
-    i, t, m = row["intervention_or_solution"].lower(), row["target_property"].lower(), row["mechanism_or_rationale"].lower()
+    i, t = row["intervention_or_solution"].lower(), row["target_property"].lower()
+    m = row["mechanism_or_rationale"].lower()
     scope = overlap(p, h)
     failure = overlap(f, h) if f else scope * 0.8
     target = overlap(t, h) if t else 0.5

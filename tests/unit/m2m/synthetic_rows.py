@@ -20,20 +20,29 @@ BROAD = ["Mass transport and manufacturing control", "Electrolyte degradation an
          "Electrochemical kinetics and rate capability"]
 FINE = ["thermal etching", "SEI growth", "lithium plating at high C-rate", "oxygen release",
         "particle cracking", "interfacial charge transfer resistance", "transition metal dissolution"]
-WORDS = ("lithium ion transport cathode anode electrolyte interface particle coating doping capacity fade "
-         "cycle life diffusion kinetics structure layered oxide olivine phosphate dendrite plating stripping "
-         "porosity tortuosity morphology nanostructure composite binder separator voltage hysteresis rate "
-         "stability degradation mechanism surface bulk grain boundary crack strain volume expansion silicon "
-         "graphite carbon conductivity impedance resistance temperature thermal safety gas evolution oxygen "
-         "release transition metal dissolution spinel rocksalt lattice parameter formation energy charge "
-         "transfer overpotential current density electrode slurry calendering solvent salt additive "
-         "fluorinated ether carbonate polymer ceramic garnet sulfide halide interphase passivation").split()
+_WORD_TEXT = """
+lithium ion transport cathode anode electrolyte interface particle coating doping capacity fade
+cycle life diffusion kinetics structure layered oxide olivine phosphate dendrite plating
+stripping porosity tortuosity morphology nanostructure composite binder separator voltage
+hysteresis rate stability degradation mechanism surface bulk grain boundary crack strain volume
+expansion silicon graphite carbon conductivity impedance resistance temperature thermal safety
+gas evolution oxygen release transition metal dissolution spinel rocksalt lattice parameter
+formation energy charge transfer overpotential current density electrode slurry calendering
+solvent salt additive fluorinated ether carbonate polymer ceramic garnet sulfide halide
+interphase passivation
+"""
+WORDS = _WORD_TEXT.split()
 JARGON = ["solid electrolyte interphase", "Butler-Volmer", "operando XRD", "cryo-TEM", "DFT", "EIS",
           "Jahn-Teller distortion", "Coulombic efficiency", "GITT", "synchrotron", "machine learning",
           "biomass-derived carbon", "MOF", "scalable", "low-cost", "roll-to-roll", "atomic layer deposition",
           "ionic conductivity", "capacity retention", "XPS", "Raman", "SEM"]
 CONNECTORS = ["thereby", "thus", "leading to", "resulting in", "which enables", "by increasing",
               "enhancing", "reducing", "improving", "will enable", "provides", "allows", "facilitates"]
+# A long tail of rarer content words, so the TF-IDF vocabulary fills its 2,000 terms as real text does.
+_SYLLABLES = ["ano", "bi", "cal", "dri", "fer", "gal", "hy", "lith", "mor", "nic", "ox", "pol", "sul", "tran",
+              "vor", "zir", "quin", "ret", "sta", "mel"]
+RARE_WORDS = [a + b + c for a in _SYLLABLES for b in _SYLLABLES for c in ("ide", "ate", "ic", "ous", "ation",
+                                                                         "ene", "ite", "al", "ium", "ine")]
 UNITS = ["nm", "µm", "μm", "mm", "°C", "℃", "K", "eV", "mAh g⁻¹", "mAh", "Wh kg-1", "V", "mV", "mA cm-2",
          "%", "mg cm-2", "mol", "× 10⁻³", "x 10-4 S cm-1", "fold"]
 FIELDS = ["paper_id", "problem_statement", "problem_core", "hypothesis", "reasoning_process",
@@ -46,12 +55,14 @@ def _sentence(rng: random.Random, words: int) -> str:
     parts: list[str] = []
     while len(parts) < words:
         roll = rng.random()
-        if roll < 0.08:
+        if roll < 0.02:
             parts.append(rng.choice(JARGON))
-        elif roll < 0.12:
+        elif roll < 0.035:
             parts.append(rng.choice(CONNECTORS))
-        elif roll < 0.16:
+        elif roll < 0.06:
             parts.append(f"{rng.choice([1, 5, 12, 25, 80, 150, 3.7, 4.2, 0.5])} {rng.choice(UNITS)}")
+        elif roll < 0.25:
+            parts.append(rng.choice(RARE_WORDS))
         else:
             parts.append(rng.choice(WORDS))
     text = " ".join(parts)
@@ -60,7 +71,7 @@ def _sentence(rng: random.Random, words: int) -> str:
 
 def synthetic_row(rng: random.Random, index: int) -> dict[str, str]:
     steps = rng.choice([0, 1, 3, 4, 5, 5, 5, 6, 7])
-    reasoning = "\n".join(f"[Begin Step {k}] {_sentence(rng, rng.randint(15, 120))} [End Step {k}]"
+    reasoning = "\n".join(f"[Begin Step {k}] {_sentence(rng, rng.randint(15, 100))} [End Step {k}]"
                           for k in range(1, steps + 1))
     if steps == 0 and rng.random() < 0.5:
         reasoning = _sentence(rng, 60)
@@ -72,7 +83,7 @@ def synthetic_row(rng: random.Random, index: int) -> dict[str, str]:
         "hypothesis": _sentence(rng, rng.randint(25, 80)),
         "reasoning_process": reasoning,
         "num_reasoning_steps": str(steps),
-        "mechanism_or_rationale": "" if rng.random() < 0.05 else _sentence(rng, rng.randint(20, 200)),
+        "mechanism_or_rationale": "" if rng.random() < 0.05 else _sentence(rng, rng.randint(20, 140)),
         "intervention_or_solution": "" if rng.random() < 0.05 else _sentence(rng, rng.randint(3, 40)),
         "claimed_outcome": _sentence(rng, rng.randint(4, 30)),
         "target_property": "" if rng.random() < 0.1 else _sentence(rng, rng.randint(1, 8)),
@@ -100,5 +111,5 @@ def rows_to_csv(rows: list[dict[str, str]]) -> bytes:
     return buffer.getvalue().encode("utf-8")
 
 
-def rows_to_jsonl(rows: list[dict[str, str]]) -> bytes:
+def rows_to_jsonl(rows: list[dict[str, str | None]]) -> bytes:
     return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows).encode("utf-8")

@@ -39,7 +39,8 @@ def score_ip(texts: PreparedTexts, options: ScoringOptions) -> dict[str, np.ndar
                                               strict=True)]
     *family_hits, scale_hits, non_scale_hits = presence.counts(
         combined, runs, [*families, vocabulary.scalable, vocabulary.non_scalable])
-    systems = TermMatcher([key for key, _ in vocabulary.system_materials], bounded)
+    # System keys and evidence labels stay substring tests in every mode: "nmc" must find "nmc811".
+    systems = TermMatcher([key for key, _ in vocabulary.system_materials], False)
     compatibility = np.full(len(texts), params["compatibility_default"])
     for row, system in enumerate(texts.lower("battery_system")):
         family = systems.first(system)
@@ -49,7 +50,7 @@ def score_ip(texts: PreparedTexts, options: ScoringOptions) -> dict[str, np.ndar
     scalability = keep_above(
         keep_below(params["scalability_base"] + scale_hits * params["scalability_per_hit"], 1.0)
         - non_scale_hits * params["non_scalable_penalty"], 0.0)
-    levels = TermMatcher([label for label, _ in vocabulary.evidence_levels], bounded)
+    levels = TermMatcher([label for label, _ in vocabulary.evidence_levels], False)
     evidence = np.full(len(texts), params["evidence_default"])
     for row, label in enumerate(texts.lower("evidence_strength")):
         level = levels.first(label)

@@ -1,8 +1,13 @@
 """Score a table of hypotheses with all six M2M metrics and cbs.
 
 sns is one computation over the whole input, or, with `group_by`, one per group of rows sharing that
-column's value (how the reference scores several systems); a group smaller than `min_group_size` (the
-reference's 5) gets no sns, and its cbs is renormalised over the five other metrics.
+column's value (how the reference's full_benchmark scores several systems); a group smaller than
+`min_group_size` (the reference's 5) gets no sns, and its cbs is renormalised over the five other metrics.
+Sub-scores and aggregates are rounded with Python's `round` (sns with numpy's) before cbs uses them.
+
+Where this differs from running the reference script: an input without a hypothesis or id column, or
+without rows, is an InvalidInput (the reference crashes); score columns already in the input are
+ignored (the reference would fold any input column ending in "_aggregate", e.g. cge_aggregate, into cbs).
 """
 
 from __future__ import annotations
@@ -10,14 +15,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-import numpy as np
-
 from scicustom.core.errors import InvalidInput
 from scicustom.core.m2m import hpa, ip, msi, pdq, rcf, sns
 from scicustom.core.m2m.cbs import METRICS, cbs_weights, composite_columns
 from scicustom.core.m2m.prepared_texts import PreparedTexts
 from scicustom.core.m2m.records import M2MRecords
-from scicustom.core.m2m.scoring_options import ScoringOptions
+from scicustom.core.m2m.scoring_options import PARITY, ScoringOptions
 from scicustom.core.m2m.text_primitives import python_round
 from scicustom.core.m2m.vocabulary import M2MVocabulary
 
@@ -44,9 +47,10 @@ class ScoredRow:
         return {**{m: self.aggregates[m] for m in METRICS}, "cbs": self.cbs, "sub": dict(self.sub)}
 
 
-def score_records(records: M2MRecords, vocabulary: M2MVocabulary, options: ScoringOptions = ScoringOptions(),
+def score_records(records: M2MRecords, vocabulary: M2MVocabulary, options: ScoringOptions = PARITY,
                   *, group_by: str | None = None, min_group_size: int = MIN_GROUP_SIZE,
-                  id_column: str = "paper_id") -> list[ScoredRow]:
+                  id_column: str = "paper_id", with_sns: bool = True) -> list[ScoredRow]:
+    """Scores of every row; `with_sns=False` leaves sns out (cbs over the other five metrics)."""
     if len(records) == 0:
         raise InvalidInput("input", "no rows to score")
     for required in (id_column, "hypothesis"):
@@ -61,7 +65,10 @@ def score_records(records: M2MRecords, vocabulary: M2MVocabulary, options: Scori
                            ip.score_ip(texts, options), pdq.score_pdq(texts, options)):
         for name, values in metric_columns.items():
             columns[name] = values.tolist() if name in COUNT_COLUMNS else list(python_round(values, decimals))
-    columns.update(_sns_columns(records, vocabulary, options, group_by, min_group_size))
+    if with_sns:
+        columns.update(_sns_columns(records, vocabulary, options, group_by, min_group_size))
+    else:
+        columns.update({name: [None] * len(records) for name in sns.COLUMNS})
     aggregates = {m: columns[f"{m}_aggregate"] for m in METRICS}
     cbs = composite_columns(aggregates, cbs_weights(vocabulary.weights), decimals)
     ids = records.text(id_column)

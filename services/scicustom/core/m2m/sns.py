@@ -4,9 +4,12 @@ TF-IDF as the reference builds it: tokens `\\b[a-z]{3,}\\b` of the lower-cased t
 highest document frequency (ties in `Counter.most_common` order, which is the first-insertion order of a
 per-document `set()`, i.e. Python's string-hash order; `stable_vocabulary` breaks ties alphabetically),
 idf = ln((N + 1) / (df + 1)) + 1, tf = count / (tokens + 1e-9), rows divided by (L2 norm + 1e-9).
-The dense matrix, its `X @ X.T`, `np.linalg.norm`, `np.mean` and `np.round` are the reference's own
-numpy operations on the same arrays, so the scores are bit-identical; only the sort of each row is
-replaced by a partition plus a sort of the k kept values (the same values in the same order).
+The dense matrix, its `X @ X.T` (and the within-system `X_g @ X_g.T`), `np.linalg.norm`, `np.mean` and
+`np.round` are the reference's own numpy operations on the same arrays, so the scores are bit-identical
+to the reference run on the same numpy/BLAS build and thread count (BLAS sums can differ in the last bit
+between thread counts, for the reference too; after rounding to 4 decimals that practically never
+shows). Only the sort of each row is replaced, by k row-wise argmax passes that pick the same k values in
+the same order.
 
 Similarity has -1 on the diagonal (self excluded) and negative values clipped to 0 before the top-k
 mean; with fewer than k other rows the mean runs over the whole row. Within-system groups use the exact
@@ -59,7 +62,8 @@ def tfidf_matrix(texts: Sequence[str], vocabulary: M2MVocabulary, stable: bool) 
     # (count / total) * idf, in that order, as the reference computes each cell.
     matrix[rows, cols] = (counts.astype(np.float64) / totals[rows]) * idf[cols]
     norms = np.linalg.norm(matrix, axis=1, keepdims=True) + L2_NORM_EPS
-    return matrix / norms
+    normalised: np.ndarray = matrix / norms
+    return normalised
 
 
 def neighbour_novelty(matrix: np.ndarray, k: int) -> np.ndarray:
@@ -67,12 +71,21 @@ def neighbour_novelty(matrix: np.ndarray, k: int) -> np.ndarray:
     similarity = matrix @ matrix.T
     np.fill_diagonal(similarity, -1)
     n = similarity.shape[0]
-    if k < n:
-        top = np.partition(similarity, n - k, axis=1)[:, n - k:]
-        top.sort(axis=1)
-    else:
-        top = np.sort(similarity, axis=1)
-    return 1.0 - np.mean(np.maximum(top, 0), axis=1)
+    top = largest_ascending(similarity, k) if k < n else np.sort(similarity, axis=1)
+    novelty: np.ndarray = 1.0 - np.mean(np.maximum(top, 0), axis=1)
+    return novelty
+
+
+def largest_ascending(values: np.ndarray, k: int) -> np.ndarray:
+    """The k largest values of each row in ascending order: `np.sort(values, axis=1)[:, -k:]` without
+    the sort (k row-wise argmax passes). Overwrites the picked entries of `values`."""
+    rows = np.arange(values.shape[0])
+    picked = np.empty((values.shape[0], k))
+    for position in range(k - 1, -1, -1):
+        columns = values.argmax(axis=1)
+        picked[:, position] = values[rows, columns]
+        values[rows, columns] = -np.inf
+    return picked
 
 
 def score_sns(hypotheses: Sequence[str], systems: Sequence[str] | None, interventions: Sequence[str] | None,

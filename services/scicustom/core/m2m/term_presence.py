@@ -59,8 +59,8 @@ class TermPresence:
         index = _RunIndex(frozenset(frequency))
         lookups = {x for x in self._exact if x is not None} | {p for ps in self._pieces for p in ps}
         runs_of = {lookup: index.find(lookup) for lookup in lookups}
-        # A lookup held by few rows is answered from an inverted index of its runs; a common one by a
-        # direct test on each text, which stops at the first hit.
+        # A lookup is answered from an inverted index of its runs unless those runs occur very often
+        # in all (a piece like "li" inside thousands of runs): then a direct test on each text is cheaper.
         rare = {lookup for lookup, runs in runs_of.items()
                 if sum(frequency[r] for r in runs) <= n_rows * _INVERTED_SHARE}
         relevant = frozenset().union(*(runs_of[lookup] for lookup in rare))
@@ -88,12 +88,12 @@ class TermPresence:
             candidates = np.ones(n_rows, dtype=bool)
             for piece in pieces:
                 candidates &= has[piece]
-            for row in np.flatnonzero(candidates):
+            for row in np.flatnonzero(candidates).tolist():
                 present[row, k] = self._matcher.present_one(k, texts[row])
         return present
 
 
-_INVERTED_SHARE = 0.25
+_INVERTED_SHARE = 3.0  # row-run pairs per row, on average, above which a direct test is cheaper
 
 
 def _occurs(lookup: Lookup, text: str) -> bool:

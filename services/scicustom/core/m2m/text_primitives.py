@@ -16,7 +16,6 @@ import numpy as np
 
 from scicustom.core.m2m.scoring_options import STEM_TERMS
 
-
 # Bytes < 0x80 that are not word characters become spaces; bytes >= 0x80 (UTF-8 sequences) stay.
 _WORD_BYTES = bytes((b if (chr(b).isalnum() or b == 0x5F) else 0x20) if b < 0x80 else b for b in range(256))
 _ASCII_BYTES = bytes(range(0x80))
