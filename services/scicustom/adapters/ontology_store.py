@@ -1,10 +1,10 @@
 """The ontology store: one SQLite file holding every imported source's DAG.
 
 Tables: `sources` (one row per source: version, origin, counts, removed cycle edges), `nodes`
-(source, id, label, synonyms as a JSON list, definition, and the structural statistics Algorithm 1
-reads), `edges` (source, child, parent: is-a). A source is written in one transaction, so a reader
-sees the old source or the new one, never a mix. SQLite because it is in the standard library,
-queryable by hand, and a source can be replaced without rewriting the others.
+(source, id, label, synonyms and related terms as JSON lists, definition, and the structural
+statistics Algorithm 1 reads), `edges` (source, child, parent: is-a). A source is written in one
+transaction, so a reader sees the old source or the new one, never a mix. SQLite because it is in
+the standard library, queryable by hand, and a source can be replaced without rewriting the others.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ CREATE TABLE IF NOT EXISTS sources (
   dropped_edges INTEGER NOT NULL, cycle_edges TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS nodes (
   source TEXT NOT NULL, id TEXT NOT NULL, label TEXT NOT NULL, synonyms TEXT NOT NULL,
-  definition TEXT NOT NULL, n_descendants INTEGER NOT NULL, n_children INTEGER NOT NULL,
+  definition TEXT NOT NULL, related TEXT NOT NULL, n_descendants INTEGER NOT NULL, n_children INTEGER NOT NULL,
   n_parents INTEGER NOT NULL, depth INTEGER NOT NULL, height INTEGER NOT NULL,
   PRIMARY KEY (source, id));
 CREATE TABLE IF NOT EXISTS edges (source TEXT NOT NULL, child TEXT NOT NULL, parent TEXT NOT NULL);
@@ -78,9 +78,10 @@ class OntologyStore:
                 self._db.execute(f"DELETE FROM {table} WHERE source = ?", (info.name,))
             self._db.execute("DELETE FROM sources WHERE name = ?", (info.name,))
             self._db.executemany(
-                "INSERT INTO nodes VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO nodes VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 ((info.name, n.id, n.label, json.dumps(list(n.synonyms), ensure_ascii=False), n.definition,
-                  s.n_descendants, s.n_children, s.n_parents, s.depth, s.height)
+                  json.dumps(list(n.related), ensure_ascii=False), s.n_descendants, s.n_children, s.n_parents,
+                  s.depth, s.height)
                  for n, s in ((node, dag.stats[nid]) for nid, node in dag.nodes.items())))
             self._db.executemany("INSERT INTO edges VALUES (?, ?, ?)",
                                  ((info.name, c, p) for c, p in dag.edges()))
@@ -106,11 +107,11 @@ class OntologyStore:
     def load_dag(self, name: str) -> OntologyDAG:
         nodes = []
         stats = {}
-        for nid, label, synonyms, definition, n_desc, n_children, n_parents, depth, height in self._db.execute(
-                "SELECT id, label, synonyms, definition, n_descendants, n_children, n_parents, depth, height "
-                "FROM nodes WHERE source = ?", (name,)):
+        for nid, label, synonyms, definition, related, n_desc, n_children, n_parents, depth, height in (
+                self._db.execute("SELECT id, label, synonyms, definition, related, n_descendants, n_children, "
+                                 "n_parents, depth, height FROM nodes WHERE source = ?", (name,))):
             nodes.append(OntologyNode(id=nid, label=label, source=name, synonyms=tuple(json.loads(synonyms)),
-                                      definition=definition))
+                                      definition=definition, related=tuple(json.loads(related))))
             stats[nid] = NodeStats(n_descendants=n_desc, n_children=n_children, n_parents=n_parents,
                                    depth=depth, height=height)
         edges = self._db.execute("SELECT child, parent FROM edges WHERE source = ?", (name,)).fetchall()

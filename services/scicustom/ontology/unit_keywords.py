@@ -55,11 +55,13 @@ def with_keywords(data: Mapping[str, Any], anchors: Sequence[Sequence[Anchor]],
     by_source = {dag.source: dag for dag in dags}
     units = []
     for unit, unit_anchors in zip(data["knowledge_units"], anchors, strict=True):
-        keywords = derive_keywords(str(unit["name"]), unit_anchors, by_source, cap=cap)
-        units.append({**unit, "keywords": keywords, "anchors": [a.as_dict() for a in unit_anchors]})
+        derived = derive_keywords(str(unit["name"]), unit_anchors, by_source, cap=cap)
+        units.append({**unit, "keywords": derived.keywords, "anchors": [a.as_dict() for a in unit_anchors],
+                      "keywords_related": derived.n_related})
     out = {k: v for k, v in data.items() if k != "knowledge_units"}
     out["keywords_from"] = {"sources": sorted(by_source), "max_keywords": cap,
-                            "method": "anchor synonyms, then descendants nearest first"}
+                            "method": "anchor synonyms, then descendants nearest first, then related terms; "
+                                      "keywords_related counts the related-term tail"}
     out["knowledge_units"] = units
     return out
 
@@ -69,6 +71,7 @@ def coverage(data_with_keywords: Mapping[str, Any]) -> dict[str, Any]:
     counts = np.array([len(u["keywords"]) for u in units], dtype=float)
     methods: Counter[str] = Counter(u["anchors"][0]["method"] if u["anchors"] else "none" for u in units)
     sources: Counter[str] = Counter(a["source"] for u in units for a in u["anchors"])
+    without_related = np.array([len(u["keywords"]) - u["keywords_related"] for u in units], dtype=float)
     thin = [{"id": u["id"], "name": u["name"], "keywords": len(u["keywords"]),
              "anchors": [f"{a['source']}:{a['label']} ({a['method']} {a['score']})" for a in u["anchors"]]}
             for u in units if len(u["keywords"]) < THIN_BELOW]
@@ -86,6 +89,8 @@ def coverage(data_with_keywords: Mapping[str, Any]) -> dict[str, Any]:
             "max": int(counts.max()) if counts.size else 0,
             "at_cap": int((counts >= data_with_keywords["keywords_from"]["max_keywords"]).sum()),
         },
+        "units_using_related_terms": int(sum(1 for u in units if u["keywords_related"])),
+        "thin_without_related_terms": int((without_related < THIN_BELOW).sum()),
         "thin_below": THIN_BELOW,
         "thin": thin,
     }

@@ -55,7 +55,8 @@ def held_out_agreement(found: Sequence[str], train: Sequence[str], test: Sequenc
                        cutoff: float = MATCH_CUTOFF) -> Agreement:
     """Agreement on a held-out fold: found units that match a training unit are set aside (the judge
     was taught those), precision is over the rest and recall over the held-out units."""
-    seen = match_matrix(found, train, cutoff).any(axis=1) if train else np.zeros(len(found), dtype=bool)
+    seen: list[bool] = (np.asarray(match_matrix(found, train, cutoff).any(axis=1), dtype=bool).tolist()
+                        if train else [False] * len(found))
     fresh = [f for f, s in zip(found, seen, strict=True) if not s]
     test_matches = match_matrix(fresh, test, cutoff)
     return Agreement(found=len(fresh), reference=len(test),

@@ -1,8 +1,10 @@
 """Anchor knowledge units to ontology nodes: exact label, synonym, then fuzzy, then embedding.
 
-A unit keeps every lexical (exact or synonym) match across sources, best first; only a unit without
-one falls back to the fuzzy stage (the best-scoring strings), and only a unit without a fuzzy match
-to the embedding stage (the nearest node).
+A unit keeps every lexical (exact or synonym) match across sources, best first. A unit whose anchors
+so far would yield fewer than `min_yield` keywords (no match, or only leaf terms without synonyms)
+also takes the fuzzy stage (the best-scoring strings that pass a guard against prefix negations
+such as saturated/unsaturated), and if still short, the embedding stage (the nearest node with
+descendants).
 Every anchor records the method and its score (1.0 for lexical, ratio/100 for fuzzy, cosine for
 embedding) so a reader can judge it.
 """
@@ -22,8 +24,9 @@ from scicustom.core.ontology.dag import OntologyDAG
 
 METHOD_RANK = {"exact": 0, "synonym": 1, "fuzzy": 2, "embedding": 3}
 FUZZY_CUTOFF = 90.0
-EMBEDDING_CUTOFF = 0.75
+EMBEDDING_CUTOFF = 0.8
 MAX_ANCHORS = 5
+MIN_YIELD = 5
 
 _NON_ALNUM = re.compile(r"[^0-9a-z]+")
 
@@ -55,6 +58,7 @@ class NodeRef:
     node_id: str
     label: str
     n_descendants: int
+    n_synonyms: int = 0
 
 
 @dataclass(frozen=True)
@@ -83,7 +87,7 @@ class TermIndex:
         self.refs: dict[tuple[str, str], NodeRef] = {}
         for dag in dags:
             for nid, node in dag.nodes.items():
-                ref = NodeRef(dag.source, nid, node.label, dag.stat(nid).n_descendants)
+                ref = NodeRef(dag.source, nid, node.label, dag.stat(nid).n_descendants, len(node.synonyms))
                 self.refs[(dag.source, nid)] = ref
                 self.by_label.setdefault(normalise_term(node.label), []).append(ref)
                 for synonym in node.synonyms:
@@ -109,13 +113,33 @@ class TermIndex:
         best = max((score for _, score, _ in hits), default=0.0)
         anchors: dict[tuple[str, str], Anchor] = {}
         for choice, score, _ in hits:
-            if score < best:
+            if score < best or not plausible_fuzzy_pair(key, choice):
                 continue
             for ref in self.by_label.get(choice, []) + self.by_synonym.get(choice, []):
                 if (ref.source, ref.node_id) not in anchors:
                     anchors[(ref.source, ref.node_id)] = Anchor(ref.source, ref.node_id, ref.label,
                                                                 "fuzzy", score / 100.0)
         return list(anchors.values())
+
+
+def plausible_fuzzy_pair(a: str, b: str) -> bool:
+    """Near-identical strings can still name opposites or other things: reject pairs whose word
+    counts differ by more than one, or where an aligned word is another word plus a prefix
+    (saturated/unsaturated, ubiquitination/deubiquitination)."""
+    wa, wb = a.split(), b.split()
+    if abs(len(wa) - len(wb)) > 1:
+        return False
+    if len(wa) == len(wb):
+        for x, y in zip(wa, wb, strict=True):
+            if x != y and (x.endswith(y) or y.endswith(x)):
+                return False
+    return True
+
+
+def keyword_yield(anchors: Sequence[Anchor], index: TermIndex) -> int:
+    """How many keywords the anchors can give at most: their descendants and synonyms."""
+    refs = [index.refs[(a.source, a.node_id)] for a in anchors]
+    return sum(r.n_descendants + r.n_synonyms for r in refs)
 
 
 @dataclass(frozen=True)
@@ -144,22 +168,28 @@ def anchor_units(
     fuzzy_cutoff: float = FUZZY_CUTOFF,
     embedding_cutoff: float = EMBEDDING_CUTOFF,
     max_anchors: int = MAX_ANCHORS,
+    min_yield: int = MIN_YIELD,
 ) -> list[list[Anchor]]:
     """Anchors for each unit name, in the order of `names`; an empty list means unanchored."""
     found: list[list[Anchor]] = []
     for name in names:
         anchors = index.lexical(name)
-        if not anchors:
-            anchors = index.fuzzy(name, fuzzy_cutoff, limit=max_anchors)
+        if keyword_yield(anchors, index) < min_yield:
+            taken = {(a.source, a.node_id) for a in anchors}
+            anchors += [a for a in index.fuzzy(name, fuzzy_cutoff, limit=max_anchors)
+                        if (a.source, a.node_id) not in taken]
         found.append(rank_anchors(anchors, index, max_anchors))
-    missing = [i for i, anchors in enumerate(found) if not anchors]
-    if missing and encoder is not None and candidates is not None and len(candidates.refs):
-        queries = encoder.encode([names[i] for i in missing])
+    short = [i for i, anchors in enumerate(found) if keyword_yield(anchors, index) < min_yield]
+    if short and encoder is not None and candidates is not None and len(candidates.refs):
+        queries = encoder.encode([names[i] for i in short])
         similarity = queries @ candidates.vectors.T
-        for row, i in enumerate(missing):
+        for row, i in enumerate(short):
             # Only the nearest node: the runner-up of a loose semantic match is rarely the same concept.
             j = int(np.argmax(similarity[row]))
-            if similarity[row, j] >= embedding_cutoff:
-                ref = candidates.refs[j]
-                found[i] = [Anchor(ref.source, ref.node_id, ref.label, "embedding", float(similarity[row, j]))]
+            ref = candidates.refs[j]
+            if similarity[row, j] >= embedding_cutoff and all(
+                    (a.source, a.node_id) != (ref.source, ref.node_id) for a in found[i]):
+                found[i] = rank_anchors(
+                    [*found[i], Anchor(ref.source, ref.node_id, ref.label, "embedding",
+                                       float(similarity[row, j]))], index, max_anchors)
     return found

@@ -20,6 +20,7 @@ class OntologyNode:
     source: str
     synonyms: tuple[str, ...] = ()
     definition: str = ""
+    related: tuple[str, ...] = ()  # labels of associatively related terms (thesaurus RT links)
 
 
 @dataclass(frozen=True)

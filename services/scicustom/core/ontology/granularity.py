@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 from typing import Protocol
 
 from scicustom.core.ontology.dag import NodeStats, OntologyNode
 
 
-class Granularity(str, Enum):
+class Granularity(StrEnum):
     COARSE = "coarse"
     MODERATE = "moderate"
     FINE = "fine"

@@ -3,13 +3,17 @@
 Nearer terms come first: the anchors' own labels and synonyms, then children, grandchildren and so
 on, interleaving the anchors at each distance so one huge anchor cannot crowd out the others.
 Within a distance, a term with more children (a more general term, more useful in a query) comes
-first. Terms unusable in a natural query (long IUPAC names, identifiers) are skipped.
+first. Terms unusable in a natural query (long IUPAC names, identifiers) are skipped. Last, when
+room is left, come the anchors' related terms (the NASA Thesaurus's RT links): a thesaurus with a
+shallow hierarchy encodes much of its meaning there, and they keep leaf-anchored units from
+being empty. The paper derives K_v from descendants only; the related tier is our addition.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from itertools import zip_longest
 
 from scicustom.core.ontology.anchoring import Anchor, normalise_term
@@ -54,11 +58,28 @@ def _order_level(node_ids: list[str], dag: OntologyDAG) -> list[str]:
     return labels + synonyms
 
 
+@dataclass(frozen=True)
+class KeywordSet:
+    keywords: list[str]
+    n_related: int  # how many of them came from the related-terms tier
+
+
 def derive_keywords(unit_name: str, anchors: Sequence[Anchor], dags: Mapping[str, OntologyDAG],
-                    cap: int = MAX_KEYWORDS) -> list[str]:
+                    cap: int = MAX_KEYWORDS) -> KeywordSet:
     own = normalise_term(unit_name)
     seen = {own}
     keywords: list[str] = []
+
+    def take(terms: Iterable[str]) -> None:
+        for term in terms:
+            if len(keywords) >= cap:
+                return
+            key = normalise_term(term)
+            if key in seen or not usable_keyword(term):
+                continue
+            seen.add(key)
+            keywords.append(term.strip())
+
     streams = [_terms_by_distance(a, dags[a.source]) for a in anchors if a.source in dags]
     while streams and len(keywords) < cap:
         levels: list[list[str]] = []
@@ -68,14 +89,9 @@ def derive_keywords(unit_name: str, anchors: Sequence[Anchor], dags: Mapping[str
             if level is not None:
                 levels.append(level)
                 alive.append(stream)
-        # Interleave the anchors' terms at this distance.
-        for term in (t for group in zip_longest(*levels) for t in group if t is not None):
-            key = normalise_term(term)
-            if key in seen or not usable_keyword(term):
-                continue
-            seen.add(key)
-            keywords.append(term.strip())
-            if len(keywords) >= cap:
-                break
+        take(t for group in zip_longest(*levels) for t in group if t is not None)  # anchors interleaved
         streams = alive
-    return keywords
+    before_related = len(keywords)
+    related = [dags[a.source].nodes[a.node_id].related for a in anchors if a.source in dags]
+    take(t for group in zip_longest(*related) for t in group if t is not None)
+    return KeywordSet(keywords=keywords, n_related=len(keywords) - before_related)
