@@ -85,7 +85,9 @@ class LiteLLMAdapter:
             try:
                 response = litellm.completion(
                     model=routed, messages=list(messages), timeout=self._timeout_s,
-                    api_base=self._api_base, api_key=self._api_key, num_retries=0, **params,
+                    api_base=self._api_base, api_key=self._api_key, num_retries=0,
+                    # Reasoning models refuse e.g. temperature=0: drop what a model cannot take.
+                    drop_params=True, **params,
                 )
                 return self._to_completion(litellm, model, response)
             except Exception as exc:  # litellm maps provider errors to many classes

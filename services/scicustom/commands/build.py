@@ -84,8 +84,11 @@ def run_build(args: argparse.Namespace) -> int:
     from scicustom.core.build_pipeline import BuildPipeline
 
     requirement = load_requirement(args.requirement)
-    params = BuildParams(method=args.method, k1=args.k1 or requirement.k1, k2=args.k2 or requirement.k2,
-                         proxy_samples=args.proxy_samples or requirement.proxy_samples, seed=args.seed)
+    def given(flag: int | None, default: int) -> int:
+        return default if flag is None else flag
+
+    params = BuildParams(method=args.method, k1=given(args.k1, requirement.k1), k2=given(args.k2, requirement.k2),
+                         proxy_samples=given(args.proxy_samples, requirement.proxy_samples), seed=args.seed)
     params.validate()
     if not 0.5 <= args.relevance_quantile < 1:
         raise InvalidInput("--relevance-quantile", "must be in [0.5, 1)")
