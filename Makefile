@@ -15,7 +15,7 @@ REQUIREMENT ?= services/scicustom/resources/requirements/healthcare_virology.yam
 RUN_OUT ?= runs/virology
 PYTEST_ARGS ?=
 
-.PHONY: setup deps corpus run test test-unit proto proto-check lint bench clean-corpus
+.PHONY: setup deps corpus run test test-unit test-integration proto proto-check lint bench clean-corpus
 
 setup: deps corpus
 
@@ -40,6 +40,10 @@ run: setup
 
 test: setup
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+# Starts SeaweedFS (S3), tansu (Kafka) and noida-db (Elasticsearch API) on loopback itself.
+test-integration: setup
+	$(BIN)/python -m pytest -m integration tests/integration $(PYTEST_ARGS)
 
 test-unit: deps
 	$(BIN)/python -m pytest tests/unit $(PYTEST_ARGS)

@@ -32,6 +32,17 @@ class Settings(BaseSettings):
     embed_batch: int = 64
     perplexity_batch: int = 16
     perplexity_max_question_tokens: int = 256
+    # Cluster adapters (profile `cluster`): S3 object store, Kafka bus, Elasticsearch search index.
+    s3_endpoint: str | None = Field(default=None, description="host:port of the S3 API (MinIO, SeaweedFS)")
+    s3_access_key: str | None = None
+    s3_secret_key: str | None = None
+    s3_bucket: str = "scicustom"
+    s3_secure: bool = False
+    kafka_bootstrap: str | None = Field(default=None, description="comma-separated host:port of Kafka brokers")
+    kafka_client_id: str = "scicustom"
+    kafka_session_timeout_ms: int = 6000
+    elasticsearch_url: str | None = None
+    elasticsearch_index: str = "scicustom-items"
 
     @property
     def store_dir(self) -> Path:

@@ -13,6 +13,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from scicustom.core.candidates import Candidate
 from scicustom.core.corpus_item import CorpusItem
 from scicustom.core.requirement import Requirement
 from scicustom.core.units import KnowledgeUnit
@@ -37,9 +38,42 @@ class Event:
     headers: Mapping[str, str] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class BusMessage:
+    """One record as a consumer receives it. `value` is opaque bytes (a protobuf event, or JSON)."""
+
+    topic: str
+    partition: int
+    offset: int
+    key: str | None
+    value: bytes
+    headers: Mapping[str, str] = field(default_factory=dict)  # W3C `traceparent` travels here
+
+
+class BusConsumer(Protocol):
+    """A member of a consumer group: at-least-once delivery with explicit commits.
+
+    The group's partitions are shared among its open members. `poll` returns the next records of
+    this member's partitions; `commit` marks everything polled so far as handled (it first flushes
+    what the bus published, so an event's successors are durable before it counts as done). What a
+    member polled but did not commit is delivered again to the group after that member closes or
+    loses the partition in a rebalance. A new group starts at the earliest retained record.
+    """
+
+    def poll(self, max_records: int = 100, timeout_s: float = 1.0) -> list[BusMessage]: ...
+    def commit(self) -> None: ...
+    def close(self) -> None: ...  # leaves the group without committing
+
+
 class EventBus(Protocol):
-    def publish(self, event: Event) -> None: ...
+    def publish(self, event: Event) -> None: ...  # payload as canonical JSON, via `send`
     def subscribe(self, topic: str, handler: Callable[[Event], None]) -> None: ...
+    def ensure_topic(self, topic: str, partitions: int = 1) -> None: ...
+    def send(self, topic: str, value: bytes, *, key: str | None = None,
+             headers: Mapping[str, str] | None = None) -> None: ...
+    def flush(self) -> None: ...  # returns once everything sent is durable on the broker
+    def consumer(self, group: str, topics: Sequence[str]) -> BusConsumer: ...
+    def close(self) -> None: ...  # stops subscriptions, flushes, releases connections
 
 
 class Embedder(Protocol):
@@ -78,6 +112,43 @@ class UnitIndex(Protocol):
     def item_ids(self) -> list[str]: ...
     def items_with_units(self, unit_ids: Sequence[str]) -> dict[str, list[str]]: ...
     def unit_counts(self) -> dict[str, int]: ...
+
+    def ordered_candidates(self, voted_units: Sequence[str], consensus: Mapping[str, float], *,
+                           limit: int | None = None, after: Candidate | None = None) -> list[Candidate]:
+        """The paper's candidates in `core.candidates.order_candidates` order, exactly.
+
+        `after` is the last candidate of the previous page (a cursor); `limit` caps the page.
+        Repeated voted units count once; every voted unit needs a consensus rank.
+        """
+        ...
+
+
+class VectorIndex(Protocol):
+    """Exact nearest items by cosine similarity (the embedding baselines)."""
+
+    def nearest(self, vector: np.ndarray, k: int) -> list[tuple[str, float]]:
+        """Top `k` (item id, cosine), highest first; equal cosines in item id order."""
+        ...
+
+
+@dataclass(frozen=True)
+class IndexedItem:
+    """What the search index stores per corpus item."""
+
+    id: str
+    units: tuple[str, ...]
+    text: str
+    hardness: float
+    quality: float
+    embedding: np.ndarray
+
+
+class SearchIndex(UnitIndex, VectorIndex, Protocol):
+    """The retrieval service's index: units, text, intrinsic scores and embeddings per item."""
+
+    def index_items(self, items: Sequence[IndexedItem]) -> int:
+        """Insert or replace items by id (idempotent); searchable on return. Returns the count."""
+        ...
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,8 @@ import os
 import tempfile
 from pathlib import Path
 
+from scicustom.adapters.object_keys import check_key
+
 
 class FilesystemObjectStore:
     def __init__(self, root: Path) -> None:
@@ -13,9 +15,7 @@ class FilesystemObjectStore:
         root.mkdir(parents=True, exist_ok=True)
 
     def _path(self, key: str) -> Path:
-        if not key or key.startswith("/") or ".." in Path(key).parts:
-            raise ValueError(f"invalid object key {key!r}")
-        return self.root / key
+        return self.root / check_key(key)
 
     def put_bytes(self, key: str, data: bytes) -> None:
         path = self._path(key)
@@ -41,9 +41,12 @@ class FilesystemObjectStore:
         return self._path(key).is_file()
 
     def list_keys(self, prefix: str) -> list[str]:
-        base = self.root / prefix if prefix else self.root
-        start = base if base.is_dir() else base.parent
-        if not start.exists():
+        """Keys starting with `prefix` as a string (like S3): "x" lists "x/1" and "x2/1"."""
+        parts = prefix.split("/")
+        if any(p.startswith(".") for p in parts) or not all(parts[:-1]):
+            return []  # no valid key starts so (and ".." must not leave the root)
+        start = self.root / prefix.rsplit("/", 1)[0] if "/" in prefix else self.root
+        if not start.is_dir():
             return []
         keys = []
         for path in start.rglob("*"):

@@ -8,6 +8,8 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 from scipy import sparse
 
+from scicustom.adapters.candidate_query import check_cursor, check_page, distinct_voted_units, page_after
+from scicustom.core.candidates import Candidate, order_candidates
 from scicustom.ports import ObjectStore
 
 
@@ -52,6 +54,14 @@ class SparseUnitIndex:
     def unit_counts(self) -> dict[str, int]:
         counts = np.diff(self.matrix.indptr)
         return {u: int(c) for u, c in zip(self._unit_ids, counts, strict=True)}
+
+    def ordered_candidates(self, voted_units: Sequence[str], consensus: Mapping[str, float], *,
+                           limit: int | None = None, after: Candidate | None = None) -> list[Candidate]:
+        voted = distinct_voted_units(voted_units, consensus)
+        check_page(limit)
+        if after is not None:
+            check_cursor(after, voted, consensus)
+        return page_after(order_candidates(self.items_with_units(voted), consensus), limit, after)
 
     def save(self, store: ObjectStore, key: str) -> None:
         csr = self.matrix.tocsr()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -76,7 +77,7 @@ class BuildResult:
     judges: dict[str, list[str]]
 
 
-def _r(x: float) -> float:
+def _r(x: float | Fraction) -> float:
     return round(float(x), 6)
 
 

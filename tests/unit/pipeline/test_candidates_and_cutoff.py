@@ -64,3 +64,11 @@ def test_greedy_scan_keeps_first_k_relevant():
                                lambda p, i: {"a": p % 2 == 0, "b": p % 2 == 0, "c": False}, 3)
     assert kept == [0, 2, 4]
     assert len(probes) == 5
+
+
+def test_equal_mean_ranks_tie_exactly_whatever_the_float_order():
+    # 7/3 + 4 and 4 + 7/3 differ in the last bit as floats; the ids must decide, not rounding.
+    consensus = {"a": 7 / 3, "b": 4.0, "c": 5 / 3, "d": 14 / 3}
+    order = order_candidates({"y": ["a", "b"], "x": ["c", "d"]}, consensus)
+    assert [c.item_id for c in order] == ["x", "y"]
+    assert order[0].mean_rank == order[1].mean_rank
