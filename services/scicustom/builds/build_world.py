@@ -24,6 +24,7 @@ from scicustom.core.local_judges import (
     unit_prototypes,
 )
 from scicustom.core.requirement import Requirement
+from scicustom.core.units import UnitCatalog
 from scicustom.core.voting import VoteResult
 from scicustom.ingest.corpus_tagging import CURRENT_INDEX_KEY
 from scicustom.ingest.intrinsic_scoring import ensure_intrinsic_scores
@@ -148,7 +149,7 @@ class _VectorView(Mapping[str, np.ndarray]):
         return len(self._row_of)
 
 
-def _unit_profiles(catalog: Any, items: Mapping[str, CorpusItem],
+def _unit_profiles(catalog: UnitCatalog, items: Mapping[str, CorpusItem],
                    tags: Mapping[str, list[tuple[str, float]]]) -> dict[str, str]:
     """Unit id -> its name and keywords followed by the questions of its highest-scoring items."""
     by_unit: dict[str, list[tuple[float, str]]] = {}

@@ -76,7 +76,7 @@ class ImportReport:
 
 def merge_source(
     existing: dict[str, CorpusItem],
-    seen_keys: dict[str, str],
+    seen_keys: set[str],
     records: Iterable[RawRecord],
     source: str,
     licence: str,
@@ -95,6 +95,6 @@ def merge_source(
         if key in seen_keys:  # already present, from this source or an earlier one
             report.duplicates += 1
             continue
-        seen_keys[key] = item.id
+        seen_keys.add(key)
         existing[item.id] = item
         report.imported += 1

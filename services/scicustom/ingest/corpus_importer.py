@@ -43,7 +43,7 @@ def import_packaged(
         raise InvalidInput("--source", f"unknown source(s) {', '.join(unknown)}; known: {', '.join(known)}")
     chosen: list[PackagedSource] = [known[s] for s in sources] if sources else list(PACKAGED_SOURCES)
     items = {item.id: item for item in repo.load_items()}
-    seen_keys = {item.dedup_key(): item.id for item in items.values()}
+    seen_keys = {item.dedup_key() for item in items.values()}
     state = repo.import_state()
     report = ImportReport()
     changed = False
@@ -92,7 +92,7 @@ def import_jsonl(repo: CorpusRepository, path: Path, source: str, licence: str) 
                                 answer_index=obj.get("answer_index"), answer=obj.get("answer"))
 
     items = {item.id: item for item in repo.load_items()}
-    seen_keys = {item.dedup_key(): item.id for item in items.values()}
+    seen_keys = {item.dedup_key() for item in items.values()}
     report = ImportReport()
     rep = report.sources.setdefault(source, SourceReport())
     merge_source(items, seen_keys, records(), source, licence, rep)

@@ -50,7 +50,7 @@ def test_merge_counts_duplicates_and_skips_and_is_idempotent():
         RawRecord("3", question="Q2", options=["a"], answer_index=0),        # malformed
         RawRecord("4", question="Q3", answer="free text"),                   # open item
     ]
-    items, keys, rep = {}, {}, SourceReport()
+    items, keys, rep = {}, set(), SourceReport()
     merge_source(items, keys, records, "src", "MIT", rep)
     assert (rep.read, rep.imported, rep.duplicates) == (4, 2, 1)
     assert rep.skipped == Counter({"fewer than two options": 1})
