@@ -38,7 +38,7 @@ NEIGHBOURS = 50             # nearest same-unit items considered for offline dis
 @dataclass(frozen=True)
 class JuryOptions:
     llm_judges: bool = False          # use the requirement file's LLM judges instead of local ones
-    relevance_quantile: float = 0.95
+    relevance_quantile: float = 0.99
 
 
 def _sha256(data: bytes) -> str:
@@ -93,8 +93,9 @@ def assemble_world(ctx: Context, requirement: Requirement, seed: int, jury: Jury
         vectors = _VectorView(row_of, matrix)
 
         def relevance(req: Requirement, votes: VoteResult | None) -> Sequence[RelevanceJudge]:
-            voted = [prototypes[u] for u in (votes.units if votes else ()) if u in prototypes]
-            return local_relevance_jury(req, embedder, vectors, background, voted, jury.relevance_quantile)
+            voted = list(votes.units) if votes else []
+            return local_relevance_jury(req, embedder, vectors, background, voted, item_units,
+                                        jury.relevance_quantile)
         progress("jury", 1, 1)
 
     def intrinsic(needed: Sequence[CorpusItem]) -> Mapping[str, tuple[float, float]]:

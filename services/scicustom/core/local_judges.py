@@ -6,12 +6,15 @@ Unit rankers (voting, section 2.4):
                      questions of the corpus items the tagger put in the unit (lexical evidence)
   minilm-prototypes  cosine between the requirement and the centroid of the unit's items
                      (corpus-grounded semantic evidence)
-Relevance judges (cutoff, Algorithm 2) are calibrated similarity classifiers of (requirement,
-item): an item is relevant when its score exceeds the `quantile` of the same score over a seeded
-random background sample of the corpus, i.e. it is more related than ~95% of corpus items.
-  minilm-item        cosine(requirement, item)
-  bm25-item          BM25 of the requirement against the item's text
-  unit-prototype     cosine(item, rank-weighted centroid of the voted units' prototypes)
+Relevance judges (cutoff, Algorithm 2) are calibrated classifiers of (requirement, item). The two
+similarity judges call an item relevant when its score exceeds the `quantile` of the same score
+over a seeded random background sample of the corpus (more related than ~99% of corpus items);
+they read the requirement's topic text, without its instructions and exclusions.
+  minilm-item        cosine(requirement topic, item)
+  bm25-item          BM25 of the requirement topic against the item's text
+  top-units          the item's own units include one of the jury's top voted units: K1 units
+                     always fill up with broad ones ("Chemical reaction" for pericyclic reactions),
+                     and an item carrying only those is not specific to the requirement
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from scicustom.core.units import KnowledgeUnit
 from scicustom.ports import Embedder
 
 MAX_RANKED = 100  # the paper's judges return at most the top 100 tags
+TOP_UNITS = 3      # voted units specific enough for the top-units relevance judge
 # An embedding judge abstains unless its best unit is a clear outlier among all units (z-score of
 # the cosine). Real requirements score 5-9 on MiniLM; nonsense and off-science text stays under 4.
 MIN_TOP_Z = 4.5
@@ -52,7 +56,7 @@ class EmbeddingUnitRanker:
         self._min_top_z = min_top_z
 
     def rank_units(self, requirement: Requirement, candidates: Sequence[KnowledgeUnit]) -> list[str]:
-        req = self._embedder.encode([requirement.text])[0]
+        req = self._embedder.encode([requirement.topic_text])[0]
         units = self._embedder.encode([u.describe() for u in candidates])
         return _rank_by(units @ req, candidates, positive_only=False, min_top_z=self._min_top_z)
 
@@ -66,7 +70,7 @@ class ProfileBM25UnitRanker:
 
     def rank_units(self, requirement: Requirement, candidates: Sequence[KnowledgeUnit]) -> list[str]:
         bm25 = BM25([self._profiles.get(u.id, u.describe()) for u in candidates])
-        return _rank_by(bm25.scores(requirement.text), candidates, positive_only=True)
+        return _rank_by(bm25.scores(requirement.topic_text), candidates, positive_only=True)
 
 
 class PrototypeUnitRanker:
@@ -80,7 +84,7 @@ class PrototypeUnitRanker:
         self._prototypes = prototypes
 
     def rank_units(self, requirement: Requirement, candidates: Sequence[KnowledgeUnit]) -> list[str]:
-        req = self._embedder.encode([requirement.text])[0]
+        req = self._embedder.encode([requirement.topic_text])[0]
         with_proto = [u for u in candidates if u.id in self._prototypes]
         if not with_proto:
             return []
@@ -120,32 +124,43 @@ class ThresholdRelevanceJudge:
         return self.score(item) > self.threshold
 
 
+class TopUnitsJudge:
+    """Relevant when the item carries one of the jury's most agreed-on units."""
+
+    kind = "local"
+    name = "top-units"
+
+    def __init__(self, top_units: Sequence[str], item_units: Mapping[str, Sequence[str]]) -> None:
+        self._top = frozenset(top_units)
+        self._item_units = item_units
+
+    def is_relevant(self, requirement: Requirement, item: CorpusItem) -> bool:
+        return not self._top.isdisjoint(self._item_units.get(item.id, ()))
+
+
 def local_relevance_jury(
     requirement: Requirement,
     embedder: Embedder,
     vectors: Mapping[str, np.ndarray],
     background: Sequence[CorpusItem],
-    voted_prototypes: Sequence[np.ndarray],
+    voted_units: Sequence[str],
+    item_units: Mapping[str, Sequence[str]],
     quantile: float,
-) -> list[ThresholdRelevanceJudge]:
-    """The three calibrated relevance judges for one requirement."""
-    req = embedder.encode([requirement.text])[0]
+) -> list[ThresholdRelevanceJudge | TopUnitsJudge]:
+    """The three relevance judges for one requirement; `voted_units` best first."""
+    topic = requirement.topic_text
+    req = embedder.encode([topic])[0]
     bm25 = BM25([it.text for it in background])
-    weights = np.array([1.0 / (rank + 1) for rank in range(len(voted_prototypes))])
-    centroid = (np.average(np.stack(voted_prototypes), axis=0, weights=weights)
-                if len(voted_prototypes) else req)
-    centroid = centroid / max(float(np.linalg.norm(centroid)), 1e-9)
 
     def cosine_req(item: CorpusItem) -> float:
         return float(vectors[item.id] @ req)
 
     def lexical(item: CorpusItem) -> float:
-        return bm25.score_text(requirement.text, item.text)
+        return bm25.score_text(topic, item.text)
 
-    def prototype(item: CorpusItem) -> float:
-        return float(vectors[item.id] @ centroid)
-
-    judges = []
-    for name, fn in (("minilm-item", cosine_req), ("bm25-item", lexical), ("unit-prototype", prototype)):
-        judges.append(ThresholdRelevanceJudge(name, fn, np.array([fn(it) for it in background]), quantile))
+    judges: list[ThresholdRelevanceJudge | TopUnitsJudge] = [
+        ThresholdRelevanceJudge(name, fn, np.array([fn(it) for it in background]), quantile)
+        for name, fn in (("minilm-item", cosine_req), ("bm25-item", lexical))
+    ]
+    judges.append(TopUnitsJudge(voted_units[:TOP_UNITS], item_units))
     return judges

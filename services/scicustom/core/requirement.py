@@ -40,8 +40,34 @@ class Requirement:
 
     @property
     def text(self) -> str:
-        """The text local judges embed: the domain name and the description."""
+        """The domain name and the description, as a user wrote them."""
         return f"{self.domain}. {self.description}"
+
+    @property
+    def topic_text(self) -> str:
+        """What local judges compare items with: the description without its instructions.
+
+        Requirement texts are instructions to a question writer. Their meta-language ("Generate
+        questions that test...") matches questions about testing and research methods, and their
+        exclusions ("Avoid clinical treatment guidelines") pull in exactly what they exclude; both
+        are dropped so that only the scientific topic remains.
+        """
+        kept = [_CONTRAST.split(s)[0] for s in re.split(r"(?<=[.!?])\s+", self.description)
+                if s and not _EXCLUSION.match(s)]
+        words = [w for w in " ".join(kept).split() if w.strip(".,;:()").lower() not in _INSTRUCTION_WORDS]
+        return f"{self.domain}. {' '.join(words)}".strip()
+
+
+_EXCLUSION = re.compile(r"^\s*(avoid|do not|don't|exclude|never)\b", re.IGNORECASE)
+# "X rather than Y", "X over Y", "isolate X from general Y": Y is what the user does not want.
+_CONTRAST = re.compile(r"\b(?:rather than|instead of|over|from general)\b", re.IGNORECASE)
+_INSTRUCTION_WORDS = frozenset({
+    "generate", "construct", "questions", "question", "that", "test", "tests", "assess", "assesses",
+    "evaluate", "evaluates", "probe", "the", "should", "benchmark", "targeting", "knowledge", "reasoning",
+    "understanding", "conceptual", "core", "focus", "on", "emphasize", "in", "and", "of", "a", "an",
+    "skills", "wide", "range", "assesses", "such", "as", "rather", "than", "coverage", "include",
+    "isolate", "from", "this", "these", "class", "related", "to", "with", "e.g.", "etc.",
+})
 
 
 def _slug(text: str) -> str:

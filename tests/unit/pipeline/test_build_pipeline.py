@@ -56,9 +56,11 @@ def _world(n_per_topic: int = 60, open_items: bool = False) -> BuildWorld:
     background = [items[i] for i in ids[::3]]
     vectors = {i: matrix[row[i]] for i in ids}
 
+    item_units = {i: [u for u, _ in tags[i]] for i in ids}
+
     def jury(req, votes):
-        voted = [prototypes[u] for u in (votes.units if votes else ()) if u in prototypes]
-        return local_relevance_jury(req, embedder, vectors, background, voted, 0.75)
+        return local_relevance_jury(req, embedder, vectors, background, list(votes.units) if votes else [],
+                                    item_units, 0.75)
 
     def neighbours(item):
         return [items[i].answer for i in ids if i != item.id and tags[i][0][0] == tags[item.id][0][0]]
