@@ -38,7 +38,7 @@ NEIGHBOURS = 50             # nearest same-unit items considered for offline dis
 @dataclass(frozen=True)
 class JuryOptions:
     llm_judges: bool = False          # use the requirement file's LLM judges instead of local ones
-    relevance_quantile: float = 0.99
+    relevance_quantile: float = 0.95
 
 
 def _sha256(data: bytes) -> str:

@@ -28,7 +28,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     parser.add_argument("--proxy-samples", type=int, help="candidate subsets drawn (default 100)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--method", choices=METHODS, default="scicustom")
-    parser.add_argument("--relevance-quantile", type=float, default=0.99,
+    parser.add_argument("--relevance-quantile", type=float, default=0.95,
                         help="local relevance judges: background quantile an item must exceed")
     parser.add_argument("--llm-judges", action="store_true",
                         help="use the requirement file's LLM judges and MCQ writer through litellm")

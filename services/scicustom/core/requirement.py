@@ -65,7 +65,7 @@ _INSTRUCTION_WORDS = frozenset({
     "generate", "construct", "questions", "question", "that", "test", "tests", "assess", "assesses",
     "evaluate", "evaluates", "probe", "the", "should", "benchmark", "targeting", "knowledge", "reasoning",
     "understanding", "conceptual", "core", "focus", "on", "emphasize", "in", "and", "of", "a", "an",
-    "skills", "wide", "range", "assesses", "such", "as", "rather", "than", "coverage", "include",
+    "skills", "wide", "range", "such", "as", "rather", "than", "coverage", "include",
     "isolate", "from", "this", "these", "class", "related", "to", "with", "e.g.", "etc.",
 })
 
