@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from scicustom.adapters.token_batches import right_padded
 from scicustom.core.errors import PreconditionFailed
 from scicustom.core.evaluation.mcq import MCQItem
 from scicustom.core.evaluation.model_spec import Scoring
@@ -98,12 +99,7 @@ class CausalLMMCQScorer:
         for per_option in pairs:
             for ids, first, continuation in per_option:
                 needed.setdefault(ids, set()).add((first, continuation))
-        width = max(map(len, inputs))
-        ids_tensor = torch.full((len(inputs), width), pad_id, dtype=torch.long)
-        mask = torch.zeros((len(inputs), width), dtype=torch.long)
-        for row, ids in enumerate(inputs):
-            ids_tensor[row, : len(ids)] = torch.tensor(ids)
-            mask[row, : len(ids)] = 1
+        ids_tensor, mask = right_padded(inputs, pad_id)
         head = model.get_output_embeddings()
         out: dict[_Scored, list[float]] = {}
         with torch.inference_mode():

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from scicustom.adapters.packaged_models import SMOLLM_NAME, load_smollm
+from scicustom.adapters.token_batches import right_padded
 from scicustom.core.intrinsic import perplexity
 
 
@@ -45,13 +46,7 @@ class SmolLMPerplexity:
         with torch.inference_mode():
             for start in range(0, len(order), self._batch_size):
                 batch = order[start : start + self._batch_size]
-                seqs = [encoded[i][0] + encoded[i][1] for i in batch]
-                width = max(map(len, seqs))
-                ids = torch.full((len(seqs), width), pad, dtype=torch.long)
-                mask = torch.zeros((len(seqs), width), dtype=torch.long)
-                for row, seq in enumerate(seqs):
-                    ids[row, : len(seq)] = torch.tensor(seq)
-                    mask[row, : len(seq)] = 1
+                ids, mask = right_padded([encoded[i][0] + encoded[i][1] for i in batch], pad)
                 hidden = model.model(input_ids=ids, attention_mask=mask).last_hidden_state
                 for row, i in enumerate(batch):
                     prompt, target = encoded[i]
