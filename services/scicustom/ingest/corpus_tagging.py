@@ -117,8 +117,11 @@ def tag_corpus(repo: CorpusRepository, embedder: Embedder, catalog: UnitCatalog,
     index_key = f"index/{tagger.version}/unit_index.npz"
     if todo or not repo.store.exists(index_key):
         SparseUnitIndex.from_tags(tags, [u.id for u in catalog.units]).save(repo.store, index_key)
-    repo.store.put_bytes(CURRENT_INDEX_KEY, json.dumps(
-        {"tagger_version": tagger.version, "index_key": index_key}, indent=1).encode())
+    # A trained tagger, once retagged in, stays the current one: this baseline does not replace it.
+    current = json.loads(repo.store.get_bytes(CURRENT_INDEX_KEY)) if repo.store.exists(CURRENT_INDEX_KEY) else {}
+    if not current or str(current.get("tagger_version", "")).startswith("zeroshot-"):
+        repo.store.put_bytes(CURRENT_INDEX_KEY, json.dumps(
+            {"tagger_version": tagger.version, "index_key": index_key}, indent=1).encode())
     non_sci = catalog.non_scientific()
     n_non = sum(1 for v in tags.values() if non_sci is not None and v and v[0][0] == non_sci.id)
     return TaggingReport(tagger.version, len(items), embedded, embed_rate, len(todo), tag_rate,

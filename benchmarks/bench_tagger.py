@@ -1,0 +1,142 @@
+"""Tagger benchmark: items/s of the trained tagger in process (ONNX) against the zero-shot baseline
+(MiniLM similarity) measured in the same run, and through the KServe server over gRPC and HTTP.
+
+Texts are corpus items of SCICUSTOM_HOME (question + answer, as `corpus tag` reads them), or
+composed queries when the corpus is empty. The model is the current trained tagger of that home;
+without one, an untrained network of the production shape (30,522 x 384 token vectors, 642 units)
+is exported: tagging cost depends on the shape, not on the weights.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from scicustom.adapters.onnx_tagger import OnnxTagger
+from scicustom.bootstrap import Context
+from scicustom.core.errors import PreconditionFailed
+from scicustom.tagger.artifact import current_artifact_dir, tagger_root
+
+N_TEXTS = int(os.environ.get("BENCH_TAGGER_TEXTS", "4000"))
+N_ZEROSHOT = int(os.environ.get("BENCH_TAGGER_ZEROSHOT_TEXTS", "400"))
+CLI = "from scicustom.cli import run; run()"
+
+
+def bench_texts(ctx: Context, n: int) -> list[str]:
+    items = ctx.corpus.load_items()
+    if items:
+        rng = np.random.default_rng(0)
+        picks = rng.choice(len(items), size=min(n, len(items)), replace=False)
+        return [items[i].text for i in picks]
+    from scicustom.core.tagger_training.composer import OfflineComposer
+    from scicustom.core.tagger_training.sampling import CompositionalSampler, unit_keywords_from_catalog
+
+    sampler = CompositionalSampler(unit_keywords_from_catalog(ctx.catalog))
+    rng = np.random.default_rng(0)
+    return [OfflineComposer().compose(sampler.sample(rng), rng) for _ in range(n)]
+
+
+def artifact_home(ctx: Context, scratch: Path) -> tuple[Path, str]:
+    try:
+        current_artifact_dir(ctx.settings.home)
+        return ctx.settings.home, "current trained tagger"
+    except PreconditionFailed:
+        pass
+    from scicustom.adapters.packaged_models import minilm_path
+    from scicustom.tagger.artifact import save_artifact
+    from scicustom.tagger.network import StaticTokenTagger
+    from scicustom.tagger.onnx_export import export_onnx
+
+    units = ctx.catalog.units
+    rng = np.random.default_rng(0)
+    model = StaticTokenTagger(rng.normal(size=(30522, 384)).astype(np.float32), np.zeros(30522, np.float32),
+                              len(units))
+    save_artifact(tagger_root(scratch), export_onnx(model), minilm_path() / "tokenizer.json",
+                  [u.id for u in units], [u.name for u in units], [u.domain for u in units],
+                  np.full(len(units), 0.5, np.float32), 256, 8, {"note": "untrained, benchmark shape"})
+    return scratch, "untrained network of the production shape (no trained tagger in this home)"
+
+
+def rate(fn, texts: list[str]) -> float:  # type: ignore[no-untyped-def]
+    fn(texts[:32])  # warm-up: sessions, threads, connections
+    started = time.perf_counter()
+    fn(texts)
+    return len(texts) / (time.perf_counter() - started)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def served_rates(home: Path, texts: list[str]) -> dict[str, float]:
+    http_port, grpc_port = free_port(), free_port()
+    env = {**os.environ, "SCICUSTOM_HOME": str(home)}
+    with tempfile.TemporaryFile() as log:
+        return _served_rates(home, texts, env, log, http_port, grpc_port)
+
+
+def _served_rates(home: Path, texts: list[str], env: dict[str, str], log: Any, http_port: int,
+                  grpc_port: int) -> dict[str, float]:
+    from scicustom.adapters.triton_tagger import TritonTagger
+
+    server = subprocess.Popen([sys.executable, "-c", CLI, "serve", "tagger", "--host", "127.0.0.1", "--http-port",
+                               str(http_port), "--grpc-port", str(grpc_port)], env=env, stdout=log, stderr=log)
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{http_port}/v2/models/tagger/ready", timeout=1):
+                    break
+            except OSError:
+                if time.monotonic() > deadline or server.poll() is not None:
+                    log.seek(0)
+                    raise RuntimeError(f"tagger server did not start:\n{log.read().decode()[-3000:]}") from None
+                time.sleep(0.2)
+        out = {}
+        for protocol, port in (("grpc", grpc_port), ("http", http_port)):
+            remote = TritonTagger(f"127.0.0.1:{port}", protocol=protocol, batch_size=64, timeout_s=60)  # type: ignore[arg-type]
+            out[protocol] = rate(remote.tag, texts)
+            remote.close()
+        return out
+    finally:
+        server.terminate()
+        server.wait(10)
+
+
+def main() -> None:
+    ctx = Context()
+    texts = bench_texts(ctx, N_TEXTS)
+    with tempfile.TemporaryDirectory() as scratch:
+        home, what = artifact_home(ctx, Path(scratch))
+        tagger = OnnxTagger(current_artifact_dir(home))
+        in_process = rate(tagger.tag, texts)
+        threads2 = rate(OnnxTagger(current_artifact_dir(home), threads=2).tag, texts)
+        from scicustom.core.zero_shot_tagger import ZeroShotParams, ZeroShotTagger
+
+        baseline = ZeroShotTagger(ctx.embedder, ctx.catalog, ZeroShotParams(threshold=0.3))
+        zero_shot = rate(baseline.tag, texts[:N_ZEROSHOT])
+        served = served_rates(home, texts)
+    mean_tokens = float(np.mean([len(t.split()) for t in texts]))
+    print(f"cores: {os.cpu_count()}; model: {what} ({tagger.version}); {len(texts)} texts, "
+          f"{mean_tokens:.0f} words on average; load average {os.getloadavg()[0]:.1f}")
+    print(f"in process (onnxruntime, default threads): {in_process:8.0f} items/s")
+    print(f"in process (onnxruntime, 2 threads):       {threads2:8.0f} items/s")
+    print(f"zero-shot baseline (MiniLM, torch):        {zero_shot:8.0f} items/s  -> trained/zero-shot "
+          f"{in_process / zero_shot:.1f}x")
+    print(f"KServe gRPC (batches of 64):               {served['grpc']:8.0f} items/s")
+    print(f"KServe HTTP (batches of 64, binary):       {served['http']:8.0f} items/s")
+
+
+if __name__ == "__main__":
+    main()

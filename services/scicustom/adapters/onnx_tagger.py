@@ -1,0 +1,56 @@
+"""The Tagger port, embedded: the trained tagger's ONNX model run in process by onnxruntime."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import onnxruntime as ort
+
+from scicustom.adapters.wordpiece_tokenizer import WordPieceTokenizer, pad_ids
+from scicustom.core.errors import InvalidInput
+from scicustom.core.tagger_training.decoding import decode
+from scicustom.ports import UnitScore
+from scicustom.tagger.artifact import TaggerArtifact, load_artifact
+
+
+def validate_texts(texts: Sequence[str], field: str = "texts") -> None:
+    for i, text in enumerate(texts):
+        if not isinstance(text, str):
+            raise InvalidInput(f"{field}[{i}]", f"expected a string, got {type(text).__name__}")
+        if not text.strip():
+            raise InvalidInput(f"{field}[{i}]", "empty text")
+
+
+class OnnxTagger:
+    """Length-sorted batches (little padding); `threads` caps onnxruntime's intra-op pool."""
+
+    def __init__(self, artifact_dir: Path, threads: int | None = None, batch_size: int = 256) -> None:
+        self.artifact: TaggerArtifact = load_artifact(artifact_dir)
+        self.version = self.artifact.version
+        self._tokenizer = WordPieceTokenizer(self.artifact.tokenizer_path, self.artifact.max_tokens)
+        options = ort.SessionOptions()
+        if threads:
+            options.intra_op_num_threads = threads
+            options.inter_op_num_threads = 1
+        self._session = ort.InferenceSession(str(self.artifact.model_path), options,
+                                             providers=["CPUExecutionProvider"])
+        self._batch_size = batch_size
+
+    def scores(self, texts: Sequence[str]) -> np.ndarray:
+        rows = self._tokenizer.ids(texts)
+        out = np.zeros((len(rows), len(self.artifact.unit_ids)), dtype=np.float32)
+        order = np.argsort([len(r) for r in rows], kind="stable")
+        for start in range(0, len(order), self._batch_size):
+            chosen = order[start : start + self._batch_size]
+            ids, mask = pad_ids([rows[i] for i in chosen])
+            out[chosen] = self._session.run(None, {"input_ids": ids, "attention_mask": mask})[0]
+        return out
+
+    def tag(self, texts: Sequence[str]) -> list[list[UnitScore]]:
+        validate_texts(texts)
+        if not texts:
+            return []
+        a = self.artifact
+        return decode(self.scores(texts), a.thresholds, a.unit_ids, a.non_scientific_index, a.max_units)

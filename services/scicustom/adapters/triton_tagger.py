@@ -1,0 +1,121 @@
+"""The Tagger port, remote: the `tagger` model behind KServe or Triton, via tritonclient (gRPC or HTTP).
+
+Texts go in batches of at most `batch_size`; each call has a deadline (`timeout_s`) and transient
+failures (unavailable, deadline exceeded, 5xx, connection errors) are retried with exponential
+backoff. A protocol error about the input (INVALID_ARGUMENT / HTTP 400) is not retried: it becomes
+InvalidInput with the server's message. The version is the server's model_version.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from typing import Any, Literal
+
+import numpy as np
+from tritonclient.utils import InferenceServerException
+
+from scicustom.adapters.onnx_tagger import validate_texts
+from scicustom.core.errors import InvalidInput
+from scicustom.ports import UnitScore
+
+Protocol = Literal["grpc", "http"]
+OUTPUTS = ("unit_ids", "scores", "num_units")
+_TRANSIENT = ("UNAVAILABLE", "DEADLINE_EXCEEDED", "RESOURCE_EXHAUSTED", "ABORTED", "500", "502", "503", "504")
+_BAD_INPUT = ("INVALID_ARGUMENT", "400")
+
+
+class RemoteTaggerError(RuntimeError):
+    """The server could not be reached or failed after the retries."""
+
+
+class TritonTagger:
+    def __init__(self, url: str, protocol: Protocol = "grpc", model_name: str = "tagger", batch_size: int = 64,
+                 timeout_s: float = 10.0, retries: int = 3, backoff_s: float = 0.2) -> None:
+        self.url = url
+        self.protocol = protocol
+        self.model_name = model_name
+        self.batch_size = batch_size
+        self.timeout_s = timeout_s
+        self.retries = retries
+        self.backoff_s = backoff_s
+        self._version = ""
+        if protocol == "grpc":
+            import tritonclient.grpc as client_module
+            self._module: Any = client_module
+            self._client: Any = client_module.InferenceServerClient(url)
+        else:
+            import tritonclient.http as client_module
+            self._module = client_module
+            self._client = client_module.InferenceServerClient(url, connection_timeout=timeout_s,
+                                                               network_timeout=timeout_s)
+
+    @property
+    def version(self) -> str:
+        if not self._version:
+            self._infer(["version probe"])
+        return self._version
+
+    def is_ready(self) -> bool:
+        try:
+            return bool(self._client.is_model_ready(self.model_name))
+        except (InferenceServerException, OSError):
+            return False
+
+    def close(self) -> None:
+        self._client.close()
+
+    def tag(self, texts: Sequence[str]) -> list[list[UnitScore]]:
+        validate_texts(texts)
+        out: list[list[UnitScore]] = []
+        for start in range(0, len(texts), self.batch_size):
+            out.extend(self._infer(list(texts[start : start + self.batch_size])))
+        return out
+
+    def _request(self, texts: list[str]) -> tuple[list[Any], list[Any]]:
+        # [batch, 1]: what both the KServe model and the Triton ensemble (dims [1]) accept.
+        data = np.array([t.encode("utf-8") for t in texts], dtype=object).reshape(-1, 1)
+        tensor = self._module.InferInput("text", [len(texts), 1], "BYTES")
+        if self.protocol == "http":
+            tensor.set_data_from_numpy(data, binary_data=True)
+            outputs = [self._module.InferRequestedOutput(n, binary_data=True) for n in OUTPUTS]
+        else:
+            tensor.set_data_from_numpy(data)
+            outputs = [self._module.InferRequestedOutput(n) for n in OUTPUTS]
+        return [tensor], outputs
+
+    def _call(self, texts: list[str]) -> Any:
+        inputs, outputs = self._request(texts)
+        if self.protocol == "grpc":
+            return self._client.infer(self.model_name, inputs, outputs=outputs, client_timeout=self.timeout_s)
+        return self._client.infer(self.model_name, inputs, outputs=outputs)
+
+    def _infer(self, texts: list[str]) -> list[list[UnitScore]]:
+        delay = self.backoff_s
+        for attempt in range(self.retries + 1):
+            try:
+                result = self._call(texts)
+                break
+            except InferenceServerException as exc:
+                status = str(exc.status() or "")
+                if any(code in status for code in _BAD_INPUT):
+                    raise InvalidInput("texts", exc.message() or str(exc)) from None
+                if attempt == self.retries or not any(code in status for code in _TRANSIENT):
+                    raise RemoteTaggerError(f"{self.protocol}://{self.url}: {exc}") from exc
+            except OSError as exc:  # connection refused or reset before the server answered
+                if attempt == self.retries:
+                    raise RemoteTaggerError(f"{self.protocol}://{self.url}: {exc}") from exc
+            time.sleep(delay)
+            delay *= 2
+        response = result.get_response()
+        version = response.model_version if self.protocol == "grpc" else response.get("model_version", "")
+        self._version = str(version or self._version)
+        ids = result.as_numpy("unit_ids")
+        scores = result.as_numpy("scores")
+        counts = result.as_numpy("num_units")
+        return [[UnitScore(_text(ids[r, c]), round(float(scores[r, c]), 6)) for c in range(int(counts[r]))]
+                for r in range(len(texts))]
+
+
+def _text(value: object) -> str:
+    return value.decode("utf-8") if isinstance(value, bytes) else str(value)

@@ -1,0 +1,1 @@
+"""The trained tagger: training, ONNX export, evaluation and serving (KServe / Triton)."""
