@@ -193,8 +193,3 @@ class MCQWriter(Protocol):
     name: str
 
     def write(self, requirement: Requirement, item: CorpusItem) -> str: ...
-
-
-class Clock(Protocol):
-    def monotonic(self) -> float: ...
-
