@@ -161,7 +161,9 @@ def real_corpus(es_client):
              for i in sparse.item_ids()]
     unit_ids = list(sparse.unit_counts())
     es = _es_index(es_client, unit_ids, vectors.shape[1], items)
-    yield sparse, es, ids, vectors
+    # The embedded scan covers exactly the indexed items (a tagger may cover a slice of the corpus).
+    indexed = sparse.item_ids()
+    yield sparse, es, indexed, vectors[[row[i] for i in indexed]]
     es.delete_index()
 
 
