@@ -97,9 +97,10 @@ def tag_corpus(repo: CorpusRepository, embedder: Embedder, catalog: UnitCatalog,
         raise PreconditionFailed("the corpus is empty; run `scicustom corpus import` first")
     vectors, embedded, embed_rate = item_embeddings(repo, embedder, items, show_progress=show_progress)
     probe = ZeroShotTagger(embedder, catalog, ZeroShotParams(threshold=0.0))
-    # Recalibrate when the embedder or any unit text changes (e.g. keywords arrive).
+    # Recalibrate when the embedder, any unit text (e.g. keywords arrive) or the corpus changes:
+    # a threshold calibrated on a slice must not stay once the full corpus is imported.
     unit_text = "\n".join(u.describe() for u in catalog.units)
-    fingerprint = hashlib.sha256(f"{embedder.name}\n{unit_text}".encode()).hexdigest()
+    fingerprint = hashlib.sha256(f"{embedder.name}\n{len(items)}\n{unit_text}".encode()).hexdigest()
     threshold, balanced = _calibrate(repo, probe, items, vectors, fingerprint)
     tagger = ZeroShotTagger(embedder, catalog, ZeroShotParams(threshold=threshold))
     tags = repo.load_tags(tagger.version)
