@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 from scicustom.adapters.filesystem_store import FilesystemObjectStore
 from scicustom.adapters.llm_response_cache import LLMResponseCache
@@ -16,19 +17,108 @@ from scicustom.adapters.parquet_corpus import CorpusRepository
 from scicustom.config import Settings
 from scicustom.core.errors import InvalidInput, PreconditionFailed
 from scicustom.core.units import UnitCatalog
-from scicustom.ports import LLM, AnswerPerplexity, Embedder, ObjectStore
+from scicustom.ingest.corpus_tagging import CALIBRATION_KEY, CURRENT_INDEX_KEY
+from scicustom.ports import LLM, AnswerPerplexity, Embedder, EventBus, ObjectStore, Tagger, UnitIndex, VectorIndex
+
+if TYPE_CHECKING:
+    from scicustom.adapters.elasticsearch_index import ElasticsearchSearchIndex
+
+EMBEDDING_DIMS = 384  # all-MiniLM-L6-v2
 
 
 @dataclass
 class Context:
     settings: Settings = field(default_factory=Settings)
 
+    @property
+    def cluster(self) -> bool:
+        return self.settings.profile == "cluster"
+
+    def _require(self, name: str) -> str:
+        value = getattr(self.settings, name)
+        if not value:
+            raise PreconditionFailed(f"the cluster profile needs SCICUSTOM_{name.upper()}")
+        return str(value)
+
     @cached_property
     def store(self) -> ObjectStore:
-        if self.settings.profile == "cluster":
-            raise PreconditionFailed("the cluster profile needs the distributed adapters (MinIO, Kafka, "
-                                     "Elasticsearch), which this build does not include yet")
+        if self.cluster:
+            from scicustom.adapters.minio_store import MinioObjectStore
+
+            s = self.settings
+            return MinioObjectStore.connect(self._require("s3_endpoint"), s.s3_access_key, s.s3_secret_key,
+                                            s.s3_bucket, secure=s.s3_secure)
         return FilesystemObjectStore(self.settings.store_dir)
+
+    @cached_property
+    def event_bus(self) -> EventBus:
+        if self.cluster:
+            from scicustom.adapters.kafka_bus import KafkaEventBus
+
+            return KafkaEventBus(self._require("kafka_bootstrap"), client_id=self.settings.kafka_client_id,
+                                 session_timeout_ms=self.settings.kafka_session_timeout_ms)
+        from scicustom.adapters.memory_bus import InMemoryEventBus
+
+        return InMemoryEventBus()
+
+    def current_index(self) -> dict[str, str]:
+        """The tagger version and unit-index key builds use now (written by `corpus tag` / `tag`)."""
+        if not self.store.exists(CURRENT_INDEX_KEY):
+            raise PreconditionFailed("the corpus is not tagged yet; run `scicustom corpus tag`")
+        return dict(json.loads(self.store.get_bytes(CURRENT_INDEX_KEY)))
+
+    @cached_property
+    def unit_index(self) -> UnitIndex:
+        """Items x units of the current tagger: Elasticsearch in the cluster, scipy-sparse embedded."""
+        if self.cluster:
+            return self.search_index
+        from scicustom.adapters.sparse_unit_index import SparseUnitIndex
+
+        return SparseUnitIndex.load(self.store, self.current_index()["index_key"])
+
+    @cached_property
+    def search_index(self) -> ElasticsearchSearchIndex:
+        """The cluster's Elasticsearch index of tagged items (units, text, intrinsic scores, embedding)."""
+        from elasticsearch import Elasticsearch
+
+        from scicustom.adapters.elasticsearch_index import ElasticsearchSearchIndex
+
+        client = Elasticsearch(self._require("elasticsearch_url"), request_timeout=60)
+        return ElasticsearchSearchIndex.create(client, self.settings.elasticsearch_index,
+                                               [u.id for u in self.catalog.units], EMBEDDING_DIMS)
+
+    @cached_property
+    def vector_index(self) -> VectorIndex:
+        if self.cluster:
+            return self.search_index
+        from scicustom.adapters.embedded_vector_index import EmbeddedVectorIndex
+
+        ids, matrix = self.corpus.load_embeddings(self.embedder.name)
+        if not ids:
+            raise PreconditionFailed("no item is embedded yet; run `scicustom corpus tag`")
+        return EmbeddedVectorIndex(ids, matrix)
+
+    @cached_property
+    def tagger(self) -> Tagger:
+        """The tagger of the current index: the trained model (remote over OIP v2 when
+        SCICUSTOM_TAGGER_URL is set, else ONNX in process) or the calibrated zero-shot baseline."""
+        version = self.current_index()["tagger_version"]
+        if version.startswith("zeroshot-"):
+            from scicustom.core.zero_shot_tagger import ZeroShotParams, ZeroShotTagger
+
+            if not self.store.exists(CALIBRATION_KEY):
+                raise PreconditionFailed("the zero-shot tagger is not calibrated; run `scicustom corpus tag`")
+            threshold = float(json.loads(self.store.get_bytes(CALIBRATION_KEY))["threshold"])
+            return ZeroShotTagger(self.embedder, self.catalog, ZeroShotParams(threshold=threshold))
+        if self.settings.tagger_url:
+            from scicustom.adapters.triton_tagger import TritonTagger
+
+            return TritonTagger(self.settings.tagger_url, protocol=self.settings.tagger_protocol,
+                                model_name=self.settings.tagger_model_name)
+        from scicustom.adapters.onnx_tagger import OnnxTagger
+        from scicustom.tagger.artifact import current_artifact_dir
+
+        return OnnxTagger(current_artifact_dir(self.settings.home, version))
 
     @cached_property
     def corpus(self) -> CorpusRepository:

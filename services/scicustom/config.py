@@ -43,6 +43,24 @@ class Settings(BaseSettings):
     kafka_session_timeout_ms: int = 6000
     elasticsearch_url: str | None = None
     elasticsearch_index: str = "scicustom-items"
+    # The tagger model over the Open Inference Protocol v2 (KServe/Triton); unset: the in-process tagger.
+    tagger_url: str | None = Field(default=None, description="host:port of the tagger's OIP v2 endpoint")
+    tagger_protocol: Literal["grpc", "http"] = "grpc"
+    tagger_model_name: str = "tagger"
+    # gRPC services and the clients that call them.
+    grpc_host: str = "127.0.0.1"
+    grpc_port: int = 50051
+    grpc_max_message_bytes: int = Field(default=16 * 1024 * 1024, description="request and response size limit")
+    grpc_shutdown_grace_s: float = 20.0
+    build_service_address: str = Field(default="127.0.0.1:50051",
+                                       description="host:port of BuildService for `--profile cluster build`")
+    # Kafka workers: bounded retries with backoff, then the dead-letter topic; the breaker stops a
+    # worker after this many dead letters in a row.
+    topic_prefix: str = "scicustom"
+    worker_max_attempts: int = 3
+    worker_backoff_s: float = 0.5
+    worker_breaker_threshold: int = 5
+    log_format: Literal["text", "json"] = "text"
 
     @property
     def store_dir(self) -> Path:

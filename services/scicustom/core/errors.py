@@ -14,3 +14,12 @@ class InvalidInput(ValueError):
 
 class PreconditionFailed(RuntimeError):
     """The system is not in a state to do this yet (e.g. no corpus imported)."""
+
+
+class NotFound(LookupError):
+    """A named thing (a build, a unit, an item) does not exist; `what` names the field that named it."""
+
+    def __init__(self, what: str, problem: str) -> None:
+        super().__init__(f"{what}: {problem}")
+        self.field = what
+        self.problem = problem
