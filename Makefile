@@ -15,7 +15,7 @@ REQUIREMENT ?= services/scicustom/resources/requirements/healthcare_virology.yam
 RUN_OUT ?= runs/virology
 PYTEST_ARGS ?=
 
-.PHONY: setup deps corpus run test test-unit test-integration proto proto-check lint bench clean-corpus
+.PHONY: setup deps corpus run test test-unit test-integration proto proto-check lint bench clean-corpus dev-up dev-down
 
 setup: deps corpus
 
@@ -60,6 +60,17 @@ lint: deps
 
 bench: setup
 	$(BIN)/python scripts/bench.py
+
+# The distributed platform on loopback: S3, Kafka, Elasticsearch API, every service and worker.
+# State, logs and data in $(DEV_DIR); `source $(DEV_DIR)/cluster.env` to use it from a shell.
+DEV_DIR ?= .dev
+DEV_ARGS ?=
+dev-up: deps
+	SCICUSTOM_WHEEL_CACHE_DIR=$(SCICUSTOM_HOME)/cache/wheels SCICUSTOM_MODEL_CACHE_DIR=$(SCICUSTOM_HOME)/cache/models \
+		$(BIN)/scicustom dev up --dir $(DEV_DIR) --tagger-home $(SCICUSTOM_HOME) $(DEV_ARGS)
+
+dev-down:
+	$(BIN)/scicustom dev down --dir $(DEV_DIR)
 
 clean-corpus:
 	rm -rf $(SCICUSTOM_HOME)/store/corpus $(SCICUSTOM_HOME)/store/index

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.real_servers import (
+from scicustom.devstack.real_servers import (
     ElasticsearchServer,
     KafkaServer,
     S3Server,

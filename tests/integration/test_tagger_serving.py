@@ -23,7 +23,7 @@ from tritonclient.utils import InferenceServerException
 from scicustom.adapters.onnx_tagger import OnnxTagger
 from scicustom.adapters.triton_tagger import RemoteTaggerError, TritonTagger
 from scicustom.core.errors import InvalidInput
-from tests.support.real_servers import ServerProcess, free_port, start_process
+from scicustom.devstack.real_servers import ServerProcess, free_port, start_process
 from tests.unit.tagger.tiny_world import train_tiny
 
 MAX_BATCH = 16

@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from scicustom.adapters.sparse_unit_index import SparseUnitIndex
 from scicustom.bootstrap import Context
 from scicustom.core.build_pipeline import BuildWorld
 from scicustom.core.corpus_item import CorpusItem
@@ -26,7 +24,6 @@ from scicustom.core.local_judges import (
 from scicustom.core.requirement import Requirement
 from scicustom.core.units import UnitCatalog
 from scicustom.core.voting import VoteResult
-from scicustom.ingest.corpus_tagging import CURRENT_INDEX_KEY
 from scicustom.ingest.intrinsic_scoring import ensure_intrinsic_scores
 from scicustom.ports import MCQWriter, RelevanceJudge, UnitRanker
 
@@ -52,10 +49,8 @@ def assemble_world(ctx: Context, requirement: Requirement, seed: int, jury: Jury
     if not items_list:
         raise PreconditionFailed("the corpus is empty; run `make setup` or `scicustom corpus import`")
     store = ctx.store
-    if not store.exists(CURRENT_INDEX_KEY):
-        raise PreconditionFailed("the corpus is not tagged yet; run `scicustom corpus tag`")
-    current = json.loads(store.get_bytes(CURRENT_INDEX_KEY))
-    index = SparseUnitIndex.load(store, current["index_key"])
+    current = ctx.current_index()
+    index = ctx.unit_index  # scipy-sparse embedded; Elasticsearch in the cluster
     tags = ctx.corpus.load_tags(current["tagger_version"])
     embedder = ctx.embedder
     ids, matrix = ctx.corpus.load_embeddings(embedder.name)

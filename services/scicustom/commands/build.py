@@ -12,7 +12,6 @@ from typing import Any
 import yaml
 from tqdm import tqdm
 
-from scicustom import __version__
 from scicustom.core.build_pipeline import METHODS, BuildParams, BuildResult
 from scicustom.core.errors import InvalidInput
 from scicustom.core.requirement import Requirement, requirement_from_mapping, requirement_from_text
@@ -75,12 +74,8 @@ class _StageBars:
 def run_build(args: argparse.Namespace) -> int:
     from scicustom.bootstrap import Context
     from scicustom.builds.build_world import JuryOptions, assemble_world
-    from scicustom.builds.output_writer import (
-        canonical_json,
-        canonical_jsonl,
-        check_output_dir,
-        write_atomically,
-    )
+    from scicustom.builds.output_files import render_files
+    from scicustom.builds.output_writer import canonical_json, check_output_dir, write_atomically
     from scicustom.core.build_pipeline import BuildPipeline
 
     requirement = load_requirement(args.requirement)
@@ -95,6 +90,10 @@ def run_build(args: argparse.Namespace) -> int:
     check_output_dir(args.out, args.force)
     started = time.perf_counter()
     ctx = Context()
+    if ctx.cluster:
+        from scicustom.builds.remote_build import run_remote_build
+
+        return run_remote_build(ctx, args, params)
     bars = _StageBars()
     jury = JuryOptions(llm_judges=args.llm_judges, relevance_quantile=args.relevance_quantile)
     world, versions = assemble_world(ctx, requirement, params.seed, jury, bars)
@@ -103,16 +102,8 @@ def run_build(args: argparse.Namespace) -> int:
         result = BuildPipeline(world).run(requirement, params)
     finally:
         bars.close()
-    config = _config(requirement, params, jury, versions, result, world.mcq_writer)
-    files = {
-        "voting.json": canonical_json(result.voting),
-        "candidates.jsonl": canonical_jsonl(result.candidates),
-        "cutoff.json": canonical_json(result.cutoff),
-        "proxy.jsonl": canonical_jsonl(result.proxy),
-        "benchmark.jsonl": canonical_jsonl(m.to_record() for m in result.benchmark),
-        "coverage.json": canonical_json(result.coverage),
-        "config.json": canonical_json(config),
-    }
+    files = render_files(requirement, params, jury, versions, result,
+                         world.mcq_writer.name if world.mcq_writer else None)
     write_atomically(args.out, files, args.force)
     total = time.perf_counter() - started
     summary = _summary(requirement, params, result, total)
@@ -121,26 +112,6 @@ def run_build(args: argparse.Namespace) -> int:
     if args.summary_json:
         args.summary_json.write_text(canonical_json(summary), encoding="utf-8")
     return 0
-
-
-def _config(requirement: Requirement, params: BuildParams, jury: Any, versions: dict[str, Any],
-            result: BuildResult, writer: Any) -> dict[str, Any]:
-    return {
-        "scicustom_version": __version__,
-        "requirement": {"name": requirement.name, "domain": requirement.domain,
-                        "description": requirement.description},
-        "params": {"method": params.method, "k1": params.k1, "k2": params.k2,
-                   "proxy_samples": params.proxy_samples, "seed": params.seed,
-                   "relevance_quantile": jury.relevance_quantile},
-        "corpus": versions,
-        "judges": {
-            "mode": "llm" if jury.llm_judges else "offline",
-            "voting": result.judges["voting"],
-            "relevance": result.judges["relevance"],
-            "mcq_writer": writer.name if writer else "offline:nearest-items (original options kept for MCQ items)",
-        },
-        "warnings": result.warnings,
-    }
 
 
 def _summary(requirement: Requirement, params: BuildParams, result: BuildResult, total: float) -> dict[str, Any]:

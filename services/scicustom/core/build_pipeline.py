@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from scicustom.core.build_stages import CandidateList, CutoffStage, Generated, Selection, VotedUnits
 from scicustom.core.candidates import Candidate, order_candidates
 from scicustom.core.corpus_item import CorpusItem
 from scicustom.core.cutoff import CutoffResult, Probe, binary_search_cutoff, greedy_scan
@@ -122,89 +123,119 @@ class BuildPipeline:
             raise InvalidInput("relevance_judges", f"the jury needs at least {MIN_JURY} judges")
         return jury
 
-    # -- the whole build -------------------------------------------------------------------------
+    # -- the whole build, stage by stage ---------------------------------------------------------------
+    # Each stage takes the records of the earlier ones (see core/build_stages.py), so a Kafka worker
+    # per stage and the embedded one-process run execute the same code on the same data.
     def run(self, requirement: Requirement, params: BuildParams) -> BuildResult:
         params.validate()
-        clock = self.w.clock
-        warnings: list[str] = []
-        votes: VoteResult | None = None
-        judge_names: dict[str, list[str]] = {"voting": [], "relevance": []}
+        voted = self.stage_vote(requirement, params)
+        listed = self.stage_candidates(requirement, params, voted)
+        cut = self.stage_cutoff(requirement, params, voted, listed)
+        selection = self.stage_select(params, listed, cut)
+        generated = self.stage_generate(requirement, params, listed, selection)
+        return self.assemble(voted, listed, cut, selection, generated)
 
-        start = clock()
+    def stage_vote(self, requirement: Requirement, params: BuildParams) -> VotedUnits:
+        start = self.w.clock()
         if params.method.startswith("embedding"):
-            ordered, similarity = self._embedding_order(requirement, params)
-            candidates = [Candidate(i, (), 0.0) for i in ordered]
-            voting = {"method": params.method, "units": [], "note": "embedding baselines do not vote"}
+            record = {"method": params.method, "units": [], "note": "embedding baselines do not vote"}
+            result = VotedUnits(None, record, [])
         else:
             votes = self.vote(requirement, params.k1)
-            judge_names["voting"] = [j.name for j in self.w.unit_rankers]
-            voting = self._voting_record(votes)
-            shared = self.w.index.items_with_units(list(votes.units))
-            shared = {i: u for i, u in shared.items() if i in self.w.items}
-            candidates = order_candidates(shared, votes.consensus)
-            similarity = {}
+            result = VotedUnits(votes, self._voting_record(votes), [j.name for j in self.w.unit_rankers])
         self._timed("vote", start)
-        if not candidates:
-            raise InvalidInput("requirement", "no corpus item carries any voted unit; nothing to build from")
+        return result
 
-        start = clock()
+    def stage_candidates(self, requirement: Requirement, params: BuildParams, voted: VotedUnits) -> CandidateList:
+        start = self.w.clock()
+        if voted.votes is None:
+            ordered, similarity = self._embedding_order(requirement, params)
+            result = CandidateList([Candidate(i, (), 0.0) for i in ordered], similarity)
+        else:
+            shared = self.w.index.items_with_units(list(voted.votes.units))
+            shared = {i: u for i, u in shared.items() if i in self.w.items}
+            result = CandidateList(order_candidates(shared, voted.votes.consensus), {})
+        self._timings["vote"] = round(self._timings.get("vote", 0.0) + self.w.clock() - start, 3)
+        if not result.candidates:
+            raise InvalidInput("requirement", "no corpus item carries any voted unit; nothing to build from")
+        return result
+
+    def stage_cutoff(self, requirement: Requirement, params: BuildParams, voted: VotedUnits,
+                     listed: CandidateList) -> CutoffStage:
+        start = self.w.clock()
+        candidates = listed.candidates
         items = [self.w.items[c.item_id] for c in candidates]
         ids = [c.item_id for c in candidates]
         cutoff: CutoffResult | None = None
         probes: Sequence[Probe] = ()
-        if params.method in ("scicustom", "no-selection", "embedding-filtering"):
-            jury = self._jury(requirement, votes)
-            judge_names["relevance"] = [j.name for j in jury]
-            cutoff = binary_search_cutoff(ids, self._tracking(self._vote_fn(requirement, jury, items), len(ids)))
-            probes = cutoff.probes
-            kept = list(range(cutoff.n_selected))
-        elif params.method == "greedy-topk":
-            jury = self._jury(requirement, votes)
-            judge_names["relevance"] = [j.name for j in jury]
-            kept, probes = greedy_scan(ids, self._tracking(self._vote_fn(requirement, jury, items), len(ids)),
-                                       params.k2)
+        judges: list[str] = []
+        if params.method in ("scicustom", "no-selection", "embedding-filtering", "greedy-topk"):
+            jury = self._jury(requirement, voted.votes)
+            judges = [j.name for j in jury]
+            vote = self._tracking(self._vote_fn(requirement, jury, items), len(ids))
+            if params.method == "greedy-topk":
+                kept, probes = greedy_scan(ids, vote, params.k2)
+            else:
+                cutoff = binary_search_cutoff(ids, vote)
+                probes = cutoff.probes
+                kept = list(range(cutoff.n_selected))
         elif params.method == "embedding-knn":
             kept = list(range(min(params.k2, len(ids))))
         else:  # no-cutoff: every candidate goes on to selection
             kept = list(range(len(ids)))
-        cutoff_record = self._cutoff_record(params.method, cutoff, probes, len(ids), len(kept))
+        record = self._cutoff_record(params.method, cutoff, probes, len(ids), len(kept))
         self._timed("cutoff", start)
         if not kept:
             raise InvalidInput("requirement", "the jury judged no candidate relevant; nothing to build from")
+        warnings = []
         if len(kept) < params.k2:
             warnings.append(f"only {len(kept)} items are relevant (< k2={params.k2}); the benchmark is "
                             "smaller rather than padded with off-topic items")
+        return CutoffStage(kept, record, judges, warnings)
 
-        start = clock()
-        kept_items = [items[i] for i in kept]
-        self.w.progress("scores", 0, len(kept_items))
-        scores = self.w.intrinsic(kept_items)
-        self.w.progress("scores", len(kept_items), len(kept_items))
+    def stage_select(self, params: BuildParams, listed: CandidateList, cut: CutoffStage) -> Selection:
+        start = self.w.clock()
+        items = [self.w.items[listed.candidates[pos].item_id] for pos in cut.kept]
+        self.w.progress("scores", 0, len(items))
+        scores = self.w.intrinsic(items)
+        self.w.progress("scores", len(items), len(items))
         self._timed("scores", start)
 
-        start = clock()
-        proxy_result, chosen = self._select(params, kept, kept_items, scores)
-        proxy = [{
-            "id": items[pos].id, "candidate_rank": pos, "hardness": _r(scores[items[pos].id][1]),
-            "quality": _r(scores[items[pos].id][0]),
-            "subset_w1_hardness": _r(proxy_result.w1_hardness) if proxy_result else None,
-            "subset_w1_quality": _r(proxy_result.w1_quality) if proxy_result else None,
-        } for pos in chosen]
+        start = self.w.clock()
+        proxy_result, chosen = self._select(params, cut.kept, items, scores)
+        by_id = {it.id: it for it in items}
+        proxy = []
+        for pos in chosen:
+            item = by_id[listed.candidates[pos].item_id]
+            proxy.append({
+                "id": item.id, "candidate_rank": pos, "hardness": _r(scores[item.id][1]),
+                "quality": _r(scores[item.id][0]),
+                "subset_w1_hardness": _r(proxy_result.w1_hardness) if proxy_result else None,
+                "subset_w1_quality": _r(proxy_result.w1_quality) if proxy_result else None,
+            })
         self._timed("proxy", start)
+        return Selection(chosen, proxy)
 
-        start = clock()
-        benchmark, mcq_warnings = self._to_mcqs(requirement, params, [(pos, candidates[pos]) for pos in chosen])
-        warnings.extend(mcq_warnings)
+    def stage_generate(self, requirement: Requirement, params: BuildParams, listed: CandidateList,
+                       selection: Selection) -> Generated:
+        start = self.w.clock()
+        benchmark, warnings = self._to_mcqs(requirement, params,
+                                            [(pos, listed.candidates[pos]) for pos in selection.chosen])
         self._timed("mcq", start)
+        return Generated(benchmark, warnings)
 
+    def assemble(self, voted: VotedUnits, listed: CandidateList, cut: CutoffStage, selection: Selection,
+                 generated: Generated) -> BuildResult:
+        candidates, similarity = listed.candidates, listed.similarity
         candidate_records = [{
             "rank": r, "id": c.item_id, "source": self.w.items[c.item_id].source,
             "shared_units": [self.w.catalog.by_id(u).name for u in c.shared_units],
             "mean_vote_rank": _r(c.mean_rank), **({"similarity": _r(similarity[c.item_id])} if similarity else {}),
         } for r, c in enumerate(candidates)]
-        coverage = self._coverage(votes, candidates, kept, chosen, benchmark)
-        return BuildResult(voting, candidate_records, cutoff_record, proxy, benchmark, coverage, warnings,
-                           dict(self._timings), judge_names)
+        coverage = self._coverage(voted.votes, candidates, cut.kept, selection.chosen, generated.benchmark)
+        return BuildResult(voted.voting, candidate_records, cut.record, selection.proxy, generated.benchmark,
+                           coverage, [*cut.warnings, *generated.warnings], dict(self._timings),
+                           {"voting": voted.judges, "relevance": cut.judges})
 
     # -- pieces ------------------------------------------------------------------------------------
     def _tracking(self, vote: VoteFn, total: int) -> VoteFn:

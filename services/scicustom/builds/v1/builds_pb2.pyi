@@ -1,0 +1,142 @@
+import datetime
+
+from google.protobuf import timestamp_pb2 as _timestamp_pb2
+from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from collections.abc import Iterable as _Iterable, Mapping as _Mapping
+from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
+
+DESCRIPTOR: _descriptor.FileDescriptor
+
+class BuildState(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    BUILD_STATE_UNSPECIFIED: _ClassVar[BuildState]
+    BUILD_STATE_QUEUED: _ClassVar[BuildState]
+    BUILD_STATE_RUNNING: _ClassVar[BuildState]
+    BUILD_STATE_SUCCEEDED: _ClassVar[BuildState]
+    BUILD_STATE_FAILED: _ClassVar[BuildState]
+    BUILD_STATE_CANCELLED: _ClassVar[BuildState]
+BUILD_STATE_UNSPECIFIED: BuildState
+BUILD_STATE_QUEUED: BuildState
+BUILD_STATE_RUNNING: BuildState
+BUILD_STATE_SUCCEEDED: BuildState
+BUILD_STATE_FAILED: BuildState
+BUILD_STATE_CANCELLED: BuildState
+
+class CreateBuildRequest(_message.Message):
+    __slots__ = ("requirement_yaml", "requirement_text", "method", "k1", "k2", "proxy_samples", "seed", "relevance_quantile", "llm_judges", "request_id")
+    REQUIREMENT_YAML_FIELD_NUMBER: _ClassVar[int]
+    REQUIREMENT_TEXT_FIELD_NUMBER: _ClassVar[int]
+    METHOD_FIELD_NUMBER: _ClassVar[int]
+    K1_FIELD_NUMBER: _ClassVar[int]
+    K2_FIELD_NUMBER: _ClassVar[int]
+    PROXY_SAMPLES_FIELD_NUMBER: _ClassVar[int]
+    SEED_FIELD_NUMBER: _ClassVar[int]
+    RELEVANCE_QUANTILE_FIELD_NUMBER: _ClassVar[int]
+    LLM_JUDGES_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    requirement_yaml: str
+    requirement_text: str
+    method: str
+    k1: int
+    k2: int
+    proxy_samples: int
+    seed: int
+    relevance_quantile: float
+    llm_judges: bool
+    request_id: str
+    def __init__(self, requirement_yaml: _Optional[str] = ..., requirement_text: _Optional[str] = ..., method: _Optional[str] = ..., k1: _Optional[int] = ..., k2: _Optional[int] = ..., proxy_samples: _Optional[int] = ..., seed: _Optional[int] = ..., relevance_quantile: _Optional[float] = ..., llm_judges: _Optional[bool] = ..., request_id: _Optional[str] = ...) -> None: ...
+
+class GetBuildRequest(_message.Message):
+    __slots__ = ("build_id",)
+    BUILD_ID_FIELD_NUMBER: _ClassVar[int]
+    build_id: str
+    def __init__(self, build_id: _Optional[str] = ...) -> None: ...
+
+class ListBuildsRequest(_message.Message):
+    __slots__ = ("page_size", "page_token")
+    PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    page_size: int
+    page_token: str
+    def __init__(self, page_size: _Optional[int] = ..., page_token: _Optional[str] = ...) -> None: ...
+
+class ListBuildsResponse(_message.Message):
+    __slots__ = ("builds", "next_page_token")
+    BUILDS_FIELD_NUMBER: _ClassVar[int]
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    builds: _containers.RepeatedCompositeFieldContainer[Build]
+    next_page_token: str
+    def __init__(self, builds: _Optional[_Iterable[_Union[Build, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
+
+class WatchBuildRequest(_message.Message):
+    __slots__ = ("build_id",)
+    BUILD_ID_FIELD_NUMBER: _ClassVar[int]
+    build_id: str
+    def __init__(self, build_id: _Optional[str] = ...) -> None: ...
+
+class CancelBuildRequest(_message.Message):
+    __slots__ = ("build_id",)
+    BUILD_ID_FIELD_NUMBER: _ClassVar[int]
+    build_id: str
+    def __init__(self, build_id: _Optional[str] = ...) -> None: ...
+
+class StageStatus(_message.Message):
+    __slots__ = ("stage", "done", "seconds")
+    STAGE_FIELD_NUMBER: _ClassVar[int]
+    DONE_FIELD_NUMBER: _ClassVar[int]
+    SECONDS_FIELD_NUMBER: _ClassVar[int]
+    stage: str
+    done: bool
+    seconds: float
+    def __init__(self, stage: _Optional[str] = ..., done: _Optional[bool] = ..., seconds: _Optional[float] = ...) -> None: ...
+
+class OutputFile(_message.Message):
+    __slots__ = ("name", "key", "sha256", "size_bytes")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    KEY_FIELD_NUMBER: _ClassVar[int]
+    SHA256_FIELD_NUMBER: _ClassVar[int]
+    SIZE_BYTES_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    key: str
+    sha256: str
+    size_bytes: int
+    def __init__(self, name: _Optional[str] = ..., key: _Optional[str] = ..., sha256: _Optional[str] = ..., size_bytes: _Optional[int] = ...) -> None: ...
+
+class Build(_message.Message):
+    __slots__ = ("build_id", "state", "requirement_name", "method", "created", "stages", "error", "error_field", "files", "n_mcq")
+    BUILD_ID_FIELD_NUMBER: _ClassVar[int]
+    STATE_FIELD_NUMBER: _ClassVar[int]
+    REQUIREMENT_NAME_FIELD_NUMBER: _ClassVar[int]
+    METHOD_FIELD_NUMBER: _ClassVar[int]
+    CREATED_FIELD_NUMBER: _ClassVar[int]
+    STAGES_FIELD_NUMBER: _ClassVar[int]
+    ERROR_FIELD_NUMBER: _ClassVar[int]
+    ERROR_FIELD_FIELD_NUMBER: _ClassVar[int]
+    FILES_FIELD_NUMBER: _ClassVar[int]
+    N_MCQ_FIELD_NUMBER: _ClassVar[int]
+    build_id: str
+    state: BuildState
+    requirement_name: str
+    method: str
+    created: _timestamp_pb2.Timestamp
+    stages: _containers.RepeatedCompositeFieldContainer[StageStatus]
+    error: str
+    error_field: str
+    files: _containers.RepeatedCompositeFieldContainer[OutputFile]
+    n_mcq: int
+    def __init__(self, build_id: _Optional[str] = ..., state: _Optional[_Union[BuildState, str]] = ..., requirement_name: _Optional[str] = ..., method: _Optional[str] = ..., created: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., stages: _Optional[_Iterable[_Union[StageStatus, _Mapping]]] = ..., error: _Optional[str] = ..., error_field: _Optional[str] = ..., files: _Optional[_Iterable[_Union[OutputFile, _Mapping]]] = ..., n_mcq: _Optional[int] = ...) -> None: ...
+
+class BuildProgress(_message.Message):
+    __slots__ = ("build", "current_stage", "stages_done", "stages_total")
+    BUILD_FIELD_NUMBER: _ClassVar[int]
+    CURRENT_STAGE_FIELD_NUMBER: _ClassVar[int]
+    STAGES_DONE_FIELD_NUMBER: _ClassVar[int]
+    STAGES_TOTAL_FIELD_NUMBER: _ClassVar[int]
+    build: Build
+    current_stage: str
+    stages_done: int
+    stages_total: int
+    def __init__(self, build: _Optional[_Union[Build, _Mapping]] = ..., current_stage: _Optional[str] = ..., stages_done: _Optional[int] = ..., stages_total: _Optional[int] = ...) -> None: ...

@@ -1,0 +1,37 @@
+"""`scicustom cluster init`: create what the cluster profile needs, idempotently: every Kafka
+topic of the platform, the S3 bucket and the Elasticsearch index mapping (the Helm hook Job)."""
+
+from __future__ import annotations
+
+import argparse
+
+from scicustom.core.errors import InvalidInput, PreconditionFailed
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    parser = sub.add_parser("cluster", help="cluster profile administration")
+    actions = parser.add_subparsers(dest="action", required=True, parser_class=type(parser))
+    init = actions.add_parser("init", help="create the topics, the bucket and the index mapping (idempotent)")
+    init.add_argument("--partitions", type=int, default=6,
+                      help="partitions per topic: the most workers one stage can run in parallel")
+    init.set_defaults(handler=_init)
+
+
+def _init(args: argparse.Namespace) -> int:
+    from scicustom.bootstrap import Context
+    from scicustom.workers.topics import Topics
+
+    if args.partitions < 1:
+        raise InvalidInput("--partitions", "must be >= 1")
+    ctx = Context()
+    if not ctx.cluster:
+        raise PreconditionFailed("`cluster init` needs the cluster profile (--profile cluster)")
+    store = ctx.store  # connecting creates the bucket when it is missing
+    topics = Topics(ctx.settings.topic_prefix).all()
+    for topic in topics:
+        ctx.event_bus.ensure_topic(topic, args.partitions)
+    index = ctx.search_index  # created with its mapping, or checked against it
+    ctx.event_bus.close()
+    print(f"bucket {ctx.settings.s3_bucket} ready ({type(store).__name__}); {len(topics)} topics ready; "
+          f"index {index.index} ready")
+    return 0

@@ -1,0 +1,104 @@
+"""`scicustom worker <stage> [<stage> ...]`: Kafka stage workers, one consumer thread per stage.
+
+SIGTERM drains: each stage finishes and commits its in-flight record, then leaves its group.
+The process serves gRPC health (NOT_SERVING once draining or when a breaker trips) so pods can
+probe it like the services. Exit code 3 means a breaker tripped.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import signal
+import threading
+from typing import Any
+
+from scicustom.core.errors import InvalidInput
+from scicustom.workers.topics import BUILD_STAGES, INGEST_STAGES, STAGES
+
+log = logging.getLogger(__name__)
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    parser = sub.add_parser("worker", help="run Kafka stage workers (build and ingestion pipelines)")
+    parser.add_argument("stages", nargs="+", metavar="stage", help=f"one or more of: {', '.join(STAGES)}")
+    parser.add_argument("--health-port", type=int, default=None,
+                        help="gRPC health port (default SCICUSTOM_GRPC_PORT; 0 picks a free one)")
+    parser.set_defaults(handler=run_workers)
+
+
+def stage_handlers(ctx: Any, stages: list[str]) -> list[Any]:
+    from scicustom.workers.topics import Topics
+
+    topics = Topics(ctx.settings.topic_prefix)
+    handlers: list[Any] = []
+    if any(s in BUILD_STAGES for s in stages):
+        from scicustom.builds.worker import BuildStageHandler, WorldCache
+
+        worlds = WorldCache(ctx)
+        handlers += [BuildStageHandler(s, ctx, topics, worlds) for s in stages if s in BUILD_STAGES]
+    if any(s in INGEST_STAGES for s in stages):
+        from scicustom.ingest.worker import IngestStageHandler
+
+        handlers += [IngestStageHandler(s, ctx, topics) for s in stages if s in INGEST_STAGES]
+    return handlers
+
+
+def run_workers(args: argparse.Namespace) -> int:
+    unknown = [s for s in args.stages if s not in STAGES]
+    if unknown:
+        raise InvalidInput("stage", f"{', '.join(unknown)} is not one of {', '.join(STAGES)}")
+    if len(set(args.stages)) != len(args.stages):
+        raise InvalidInput("stage", "a stage is named twice")
+    from grpc_health.v1 import health_pb2
+
+    from scicustom.bootstrap import Context
+    from scicustom.grpc_server.server import start_server
+    from scicustom.telemetry.tracing_setup import configure_tracing, shutdown_tracing
+    from scicustom.workers.stage_consumer import EXIT_BREAKER, StageWorker, WorkerOptions
+    from scicustom.workers.topics import Topics
+
+    ctx = Context()
+    settings = ctx.settings
+    configure_tracing(f"scicustom-worker-{'-'.join(args.stages)}")
+    port = settings.grpc_port if args.health_port is None else args.health_port
+    server, health, bound = start_server([], settings.grpc_host, port,
+                                         max_message_bytes=settings.grpc_max_message_bytes)
+    names = [f"scicustom.worker.{s}" for s in args.stages]
+    options = WorkerOptions(settings.worker_max_attempts, settings.worker_backoff_s, settings.worker_breaker_threshold)
+    workers = [StageWorker(ctx.event_bus, Topics(settings.topic_prefix), h, options)
+               for h in stage_handlers(ctx, args.stages)]
+    stop = threading.Event()
+    codes: dict[str, int] = {}
+
+    def drain(signum: int, frame: object) -> None:
+        log.info("signal %d: draining", signum)
+        for name in ["", *names]:
+            health.set(name, health_pb2.HealthCheckResponse.NOT_SERVING)
+        stop.set()
+
+    signal.signal(signal.SIGTERM, drain)
+    signal.signal(signal.SIGINT, drain)
+
+    def consume(worker: StageWorker, name: str) -> None:
+        code = worker.run(stop)
+        codes[worker.stage] = code
+        if code == EXIT_BREAKER:
+            health.set(name, health_pb2.HealthCheckResponse.NOT_SERVING)
+            health.set("", health_pb2.HealthCheckResponse.NOT_SERVING)
+            stop.set()  # one tripped stage stops the process; its pod restarts
+
+    threads = [threading.Thread(target=consume, args=(w, n), name=f"worker-{w.stage}")
+               for w, n in zip(workers, names, strict=True)]
+    for name in ["", *names]:
+        health.set(name, health_pb2.HealthCheckResponse.SERVING)
+    print(f"workers {', '.join(args.stages)} running; health on port {bound}", flush=True)
+    for thread in threads:
+        thread.start()
+    while any(t.is_alive() for t in threads):
+        for thread in threads:
+            thread.join(timeout=0.5)
+    ctx.event_bus.close()
+    server.stop(grace=1.0)
+    shutdown_tracing()
+    return EXIT_BREAKER if EXIT_BREAKER in codes.values() else 0

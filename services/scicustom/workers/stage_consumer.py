@@ -1,0 +1,152 @@
+"""The worker loop of one stage: decode -> handle with the core -> publish -> commit.
+
+At-least-once: a record is committed only after its successors are published (the bus flushes
+before it commits), so a worker killed mid-record leaves it to the next member of the group.
+A failing record is retried with exponential backoff; after the last attempt it goes to the
+stage's dead-letter topic with the error (and the handler may publish a failure event, e.g.
+build.failed), and the loop moves on. A breaker stops the worker when every one of the last N
+records was dead-lettered: something is wrong with the worker, not with the records.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Protocol
+
+from scicustom.events.v1 import events_pb2 as ev
+from scicustom.ports import BusMessage, EventBus
+from scicustom.telemetry.kafka_context import consumer_span, inject_headers
+from scicustom.workers.envelopes import PoisonEvent, decode, headers_for
+from scicustom.workers.topics import Topics
+
+log = logging.getLogger(__name__)
+EXIT_DRAINED = 0
+EXIT_BREAKER = 3
+
+
+@dataclass(frozen=True)
+class Outgoing:
+    topic: str
+    key: str
+    envelope: ev.Envelope
+
+
+class StageHandler(Protocol):
+    stage: str
+
+    def handle(self, event: ev.Envelope) -> list[Outgoing]:
+        """Idempotent on the event: handling it twice publishes equal events and writes equal bytes."""
+        ...
+
+    def on_dead_letter(self, event: ev.Envelope, error: str) -> list[Outgoing]:
+        """Events to publish once `event` is given up on (e.g. build.failed)."""
+        ...
+
+
+@dataclass(frozen=True)
+class WorkerOptions:
+    max_attempts: int = 3
+    backoff_s: float = 0.5
+    breaker_threshold: int = 5
+    poll_timeout_s: float = 1.0
+
+
+@dataclass
+class WorkerStats:
+    handled: int = 0
+    dead_lettered: int = 0
+    retries: int = 0
+    consecutive_dead: int = 0
+
+
+class StageWorker:
+    def __init__(self, bus: EventBus, topics: Topics, handler: StageHandler, options: WorkerOptions, *,
+                 on_poll: Callable[[], None] = lambda: None, sleep: Callable[[float], None] = time.sleep) -> None:
+        self.bus = bus
+        self.topics = topics
+        self.handler = handler
+        self.options = options
+        self.stats = WorkerStats()
+        self._on_poll = on_poll
+        self._sleep = sleep
+
+    @property
+    def stage(self) -> str:
+        return self.handler.stage
+
+    def run(self, stop: threading.Event) -> int:
+        """Consumes until `stop` is set (drains: the in-flight record is finished and committed) or
+        the breaker trips. Returns EXIT_DRAINED or EXIT_BREAKER."""
+        consumer = self.bus.consumer(self.topics.group(self.stage), [self.topics.consumed_by(self.stage)])
+        log.info("worker %s consuming %s", self.stage, self.topics.consumed_by(self.stage))
+        try:
+            while not stop.is_set():
+                self._on_poll()
+                for record in consumer.poll(max_records=1, timeout_s=self.options.poll_timeout_s):
+                    self.process(record)
+                    consumer.commit()
+                    if self.tripped:
+                        log.error("worker %s: breaker open after %d dead letters in a row", self.stage,
+                                  self.stats.consecutive_dead)
+                        return EXIT_BREAKER
+            return EXIT_DRAINED
+        finally:
+            consumer.close()
+
+    @property
+    def tripped(self) -> bool:
+        return self.stats.consecutive_dead >= self.options.breaker_threshold
+
+    def process(self, record: BusMessage) -> None:
+        """Handle one record completely: its successors or its dead letter are sent on return."""
+        with consumer_span(self.stage, record):
+            try:
+                event = decode(record)
+            except PoisonEvent as exc:
+                self._dead_letter(record, str(exc), 1, None)
+                return
+            error = ""
+            for attempt in range(1, self.options.max_attempts + 1):
+                try:
+                    outgoing = self.handler.handle(event)
+                except PoisonEvent as exc:
+                    self._dead_letter(record, str(exc), attempt, event)
+                    return
+                except Exception as exc:  # any failure is retried, then dead-lettered
+                    error = f"{type(exc).__name__}: {exc}".splitlines()[0]
+                    log.warning("worker %s: attempt %d/%d on %s failed: %s", self.stage, attempt,
+                                self.options.max_attempts, event.event_id, error, exc_info=True)
+                    if attempt < self.options.max_attempts:
+                        self.stats.retries += 1
+                        self._sleep(self.options.backoff_s * 2 ** (attempt - 1))
+                    continue
+                self._send(outgoing)
+                self.stats.handled += 1
+                self.stats.consecutive_dead = 0
+                return
+            self._dead_letter(record, error, self.options.max_attempts, event)
+
+    def _send(self, outgoing: list[Outgoing]) -> None:
+        for out in outgoing:
+            self.bus.send(out.topic, out.envelope.SerializeToString(), key=out.key,
+                          headers=inject_headers(headers_for(out.envelope)))
+
+    def _dead_letter(self, record: BusMessage, error: str, attempts: int, event: ev.Envelope | None) -> None:
+        letter = ev.DeadLetter(stage=self.stage, topic=record.topic, partition=record.partition,
+                               offset=record.offset, value=record.value, headers=dict(record.headers),
+                               error=error[:2000], attempts=attempts)
+        self.bus.send(self.topics.dead_letters(self.stage), letter.SerializeToString(), key=record.key,
+                      headers=dict(record.headers))
+        log.error("worker %s: dead-lettered %s@%d:%d after %d attempt(s): %s", self.stage, record.topic,
+                  record.partition, record.offset, attempts, error)
+        self.stats.dead_lettered += 1
+        self.stats.consecutive_dead += 1
+        if event is not None:
+            try:
+                self._send(self.handler.on_dead_letter(event, error))
+            except Exception:  # the dead letter itself is already out
+                log.exception("worker %s: failure event for %s not published", self.stage, event.event_id)

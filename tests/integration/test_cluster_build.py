@@ -1,0 +1,211 @@
+"""The distributed build against real servers: BuildService and stage workers as separate
+processes over Kafka (tansu), S3 (SeaweedFS) and the Elasticsearch API (noida-db).
+
+One module-scoped cluster: the corpus slice is loaded through the cluster profile with the same
+commands as the embedded home, then builds go through `scicustom --profile cluster build`.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import signal
+import subprocess
+import time
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import grpc
+import pytest
+
+from scicustom.builds.v1 import builds_pb2 as pb
+from scicustom.builds.v1 import builds_pb2_grpc as pb_grpc
+from scicustom.config import RESOURCES
+from scicustom.devstack.platform_processes import cluster_env, scicustom_command, start_service, start_worker
+from scicustom.devstack.real_servers import ServerProcess
+from scicustom.events.v1 import events_pb2 as ev
+from tests.support.otlp_receiver import OtlpReceiver
+
+pytestmark = pytest.mark.slow
+REPO = Path(__file__).resolve().parents[2]
+VIROLOGY = RESOURCES / "requirements/healthcare_virology.yaml"
+BUILD_ARGS = ["--requirement", str(VIROLOGY), "--k2", "12", "--proxy-samples", "20"]
+SLICE = ["--limit-per-source", "150"]
+CACHES = {"SCICUSTOM_WHEEL_CACHE_DIR": str(REPO / ".scicustom/cache/wheels"),
+          "SCICUSTOM_MODEL_CACHE_DIR": str(REPO / ".scicustom/cache/models")}
+WORKER_GROUPS = {"early": ["vote", "candidates"], "cutoff": ["cutoff"], "late": ["select", "generate", "complete"]}
+
+
+def _scicustom(args: list[str], env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    done = subprocess.run([scicustom_command(), *args], env=env, cwd=cwd, capture_output=True, text=True,
+                          timeout=1200, check=False)
+    assert done.returncode == 0, f"scicustom {' '.join(args)} -> {done.returncode}\n{done.stdout}\n{done.stderr}"
+    return done
+
+
+@dataclass
+class Cluster:
+    env: dict[str, str]
+    work: Path
+    embedded: Path                        # the embedded build's output directory
+    builds_port: int
+    processes: dict[str, ServerProcess]
+    receiver: OtlpReceiver
+    topic_prefix: str
+
+    def restart_worker(self, group: str) -> None:
+        process, _ = start_worker(WORKER_GROUPS[group], {**self.env, "SCICUSTOM_GRPC_PORT": "0"}, self.work / "logs",
+                                  name=f"worker-{group}")
+        self.processes[group] = process
+
+    def stub(self) -> pb_grpc.BuildServiceStub:
+        return pb_grpc.BuildServiceStub(grpc.insecure_channel(f"127.0.0.1:{self.builds_port}"))
+
+
+@pytest.fixture(scope="module")
+def cluster(s3_server, kafka_server, elasticsearch_server, tmp_path_factory) -> Iterator[Cluster]:
+    work = tmp_path_factory.mktemp("cluster")
+    receiver = OtlpReceiver.start()
+    name = f"t{uuid.uuid4().hex[:10]}"
+    env = cluster_env(s3_server, kafka_server, elasticsearch_server, work / "home", index=name, topic_prefix=name,
+                      extra={**CACHES, "SCICUSTOM_S3_BUCKET": name,
+                             "OTEL_EXPORTER_OTLP_ENDPOINT": f"http://127.0.0.1:{receiver.port}",
+                             "OTEL_EXPORTER_OTLP_INSECURE": "true", "OTEL_BSP_SCHEDULE_DELAY": "200"})
+    # The embedded reference: the same slice and build in a local home.
+    local = {k: v for k, v in env.items() if not k.startswith(("SCICUSTOM_", "OTEL_"))}
+    local.update(CACHES, SCICUSTOM_HOME=str(work / "local-home"))
+    for step in (["corpus", "import", *SLICE], ["corpus", "tag"], ["build", *BUILD_ARGS, "--out", "embedded"]):
+        _scicustom(step, local, work)
+    # The cluster: the same commands through the cluster profile, then services and workers.
+    for step in (["cluster", "init", "--partitions", "2"], ["corpus", "import", *SLICE], ["corpus", "tag"],
+                 ["corpus", "index"]):
+        _scicustom(step, env, work)
+    processes: dict[str, ServerProcess] = {}
+    try:
+        service, port = start_service("builds", env, work / "logs")
+        processes["builds"] = service
+        env["SCICUSTOM_BUILD_SERVICE_ADDRESS"] = f"127.0.0.1:{port}"
+        state = Cluster(env, work, work / "embedded", port, processes, receiver, name)
+        for group in WORKER_GROUPS:
+            state.restart_worker(group)
+        yield state
+    finally:
+        for process in processes.values():
+            process.stop(grace_s=15)
+        receiver.stop()
+
+
+def _files(directory: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(directory.iterdir())}
+
+
+def test_cluster_build_is_byte_identical_to_the_embedded_build(cluster: Cluster) -> None:
+    done = _scicustom(["build", *BUILD_ARGS, "--out", "through-kafka"], cluster.env, cluster.work)
+    assert "succeeded" in done.stdout
+    embedded, distributed = _files(cluster.embedded), _files(cluster.work / "through-kafka")
+    assert distributed["benchmark.jsonl"] == embedded["benchmark.jsonl"]
+    assert distributed == embedded  # every file, not only the benchmark
+
+
+def _wait(stub: pb_grpc.BuildServiceStub, build_id: str, predicate, timeout_s: float = 900) -> pb.Build:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        build = stub.GetBuild(pb.GetBuildRequest(build_id=build_id), timeout=30)
+        if predicate(build):
+            return build
+        time.sleep(0.1)
+    raise AssertionError(f"build {build_id} did not get there: {build}")
+
+
+def _request() -> pb.CreateBuildRequest:
+    return pb.CreateBuildRequest(requirement_yaml=VIROLOGY.read_text(), k2=12, proxy_samples=20)
+
+
+def _benchmark(cluster: Cluster, build: pb.Build) -> bytes:
+    from minio import Minio
+
+    client = Minio(cluster.env["SCICUSTOM_S3_ENDPOINT"], access_key=cluster.env["SCICUSTOM_S3_ACCESS_KEY"],
+                   secret_key=cluster.env["SCICUSTOM_S3_SECRET_KEY"], secure=False)
+    (entry,) = [f for f in build.files if f.name == "benchmark.jsonl"]
+    return client.get_object(cluster.env["SCICUSTOM_S3_BUCKET"], entry.key).read()
+
+
+def test_worker_killed_mid_build_resumes_with_nothing_lost_or_duplicated(cluster: Cluster) -> None:
+    stub = cluster.stub()
+    build = stub.CreateBuild(_request(), timeout=60)
+
+    def cutoff_running(b: pb.Build) -> bool:
+        done = {s.stage for s in b.stages if s.done}
+        return "candidates" in done and "cutoff" not in done
+
+    _wait(stub, build.build_id, cutoff_running)
+    victim = cluster.processes["cutoff"]
+    os.kill(victim.popen.pid, signal.SIGKILL)  # our own worker process, by its PID
+    victim.popen.wait()
+    assert _wait(stub, build.build_id, lambda b: True).state != pb.BUILD_STATE_SUCCEEDED
+    cluster.restart_worker("cutoff")
+    final = _wait(stub, build.build_id, lambda b: b.state in (pb.BUILD_STATE_SUCCEEDED, pb.BUILD_STATE_FAILED))
+    assert final.state == pb.BUILD_STATE_SUCCEEDED, final.error
+    benchmark = _benchmark(cluster, final)
+    assert benchmark == (cluster.embedded / "benchmark.jsonl").read_bytes()
+    ids = [json.loads(line)["id"] for line in benchmark.decode().splitlines()]
+    assert len(ids) == len(set(ids)) == final.n_mcq
+
+
+def test_poison_event_is_dead_lettered_while_later_builds_flow(cluster: Cluster) -> None:
+    from kafka import KafkaConsumer, KafkaProducer
+
+    bootstrap = cluster.env["SCICUSTOM_KAFKA_BOOTSTRAP"]
+    producer = KafkaProducer(bootstrap_servers=bootstrap)
+    producer.send(f"{cluster.topic_prefix}.build.requested", b"\x08\x96\x01 not an envelope", key=b"poison")
+    producer.flush()
+    producer.close()
+    stub = cluster.stub()
+    build = stub.CreateBuild(_request(), timeout=60)
+    final = _wait(stub, build.build_id, lambda b: b.state in (pb.BUILD_STATE_SUCCEEDED, pb.BUILD_STATE_FAILED))
+    assert final.state == pb.BUILD_STATE_SUCCEEDED
+    consumer = KafkaConsumer(f"{cluster.topic_prefix}.dlq.vote", bootstrap_servers=bootstrap,
+                             group_id=f"check-{uuid.uuid4().hex[:6]}", auto_offset_reset="earliest",
+                             session_timeout_ms=6000, consumer_timeout_ms=20000)
+    letters = [ev.DeadLetter.FromString(record.value) for record in consumer]
+    consumer.close()
+    poison = [letter for letter in letters if letter.value == b"\x08\x96\x01 not an envelope"]
+    assert len(poison) == 1
+    assert poison[0].stage == "vote" and poison[0].topic == f"{cluster.topic_prefix}.build.requested"
+
+
+def test_one_trace_per_build_with_parent_child_edges_across_services(cluster: Cluster) -> None:
+    stub = cluster.stub()
+    build = stub.CreateBuild(_request(), timeout=60)
+    _wait(stub, build.build_id, lambda b: b.state == pb.BUILD_STATE_SUCCEEDED)
+    time.sleep(2.0)  # let the batch span processors export
+    spans = cluster.receiver.spans()
+    create = [s for s in spans if s.name == "scicustom.builds.v1.BuildService/CreateBuild"
+              and s.service == "scicustom-builds" and s.attributes.get("scicustom.build_id") == build.build_id]
+    assert len(create) == 1, [s.name for s in spans if s.service == "scicustom-builds"]
+    trace = [s for s in spans if s.trace_id == create[0].trace_id]
+    by_id = {s.span_id: s for s in trace}
+    consumers = {s.attributes.get("scicustom.stage"): s for s in trace if s.kind == "CONSUMER"}
+    assert set(consumers) >= {"vote", "candidates", "cutoff", "select", "generate", "complete"}
+    # build.requested: BuildService (one process) -> the vote worker (another process).
+    vote = consumers["vote"]
+    parent = by_id[vote.parent_span_id]
+    assert parent.service == "scicustom-builds"
+    chain = parent
+    while chain.parent_span_id in by_id:  # the producer span sits under the CreateBuild server span
+        chain = by_id[chain.parent_span_id]
+        if chain is create[0]:
+            break
+    assert chain is create[0]
+    assert vote.service == "scicustom-worker-early"
+    # Each later stage is a child of the stage before it, across worker processes.
+    order = ["vote", "candidates", "cutoff", "select", "generate", "complete"]
+    for earlier, later in itertools.pairwise(order):
+        ancestor = by_id[consumers[later].parent_span_id]
+        while ancestor.span_id != consumers[earlier].span_id:
+            ancestor = by_id[ancestor.parent_span_id]
+    assert {s.service for s in trace} >= {"scicustom-builds", "scicustom-worker-early", "scicustom-worker-cutoff",
+                                          "scicustom-worker-late"}
