@@ -192,20 +192,18 @@ def test_one_trace_per_build_with_parent_child_edges_across_services(cluster: Cl
     assert set(consumers) >= {"vote", "candidates", "cutoff", "select", "generate", "complete"}
     # build.requested: BuildService (one process) -> the vote worker (another process).
     vote = consumers["vote"]
-    parent = by_id[vote.parent_span_id]
-    assert parent.service == "scicustom-builds"
-    chain = parent
-    while chain.parent_span_id in by_id:  # the producer span sits under the CreateBuild server span
-        chain = by_id[chain.parent_span_id]
-        if chain is create[0]:
-            break
-    assert chain is create[0]
+
+    def ancestors(span):
+        while span.parent_span_id in by_id:
+            span = by_id[span.parent_span_id]
+            yield span
+
+    assert create[0] in list(ancestors(vote))
+    assert by_id[vote.parent_span_id].service == "scicustom-builds"
     assert vote.service == "scicustom-worker-early"
     # Each later stage is a child of the stage before it, across worker processes.
     order = ["vote", "candidates", "cutoff", "select", "generate", "complete"]
     for earlier, later in itertools.pairwise(order):
-        ancestor = by_id[consumers[later].parent_span_id]
-        while ancestor.span_id != consumers[earlier].span_id:
-            ancestor = by_id[ancestor.parent_span_id]
+        assert consumers[earlier] in list(ancestors(consumers[later])), (earlier, later)
     assert {s.service for s in trace} >= {"scicustom-builds", "scicustom-worker-early", "scicustom-worker-cutoff",
                                           "scicustom-worker-late"}

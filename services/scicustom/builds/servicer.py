@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 
 import grpc
+from opentelemetry import trace
 
 from scicustom.bootstrap import Context
 from scicustom.builds.build_records import REQUESTS_PREFIX, BuildRecords, BuildState, list_build_ids, new_build_id
@@ -24,8 +25,7 @@ from scicustom.core.build_pipeline import BuildParams
 from scicustom.core.errors import InvalidInput
 from scicustom.events.v1 import events_pb2 as ev
 from scicustom.grpc_server.server import ServiceBinding
-from scicustom.telemetry.kafka_context import inject_headers
-from scicustom.workers.envelopes import canonical_bytes, envelope, headers_for, put_artifact
+from scicustom.workers.envelopes import canonical_bytes, envelope, publish, put_artifact
 from scicustom.workers.topics import BUILD_REQUESTED, BUILD_STAGES, Topics
 
 SERVICE_NAME = "scicustom.builds.v1.BuildService"
@@ -116,11 +116,10 @@ class BuildServicer(pb_grpc.BuildServiceServicer):
         ref = put_artifact(store, records.spec_key, canonical_bytes(stored))
         if request_key:
             store.put_bytes(request_key, json.dumps({"build_id": records.build_id}).encode())
+        trace.get_current_span().set_attribute("scicustom.build_id", records.build_id)
         message = envelope(BUILD_REQUESTED, build_id=records.build_id, build_requested=ev.BuildRequested(spec=ref))
-        bus = self.ctx.event_bus
-        bus.send(self.topics.of(BUILD_REQUESTED), message.SerializeToString(), key=records.build_id,
-                 headers=inject_headers(headers_for(message)))
-        bus.flush()
+        publish(self.ctx.event_bus, self.topics.of(BUILD_REQUESTED), records.build_id, message)
+        self.ctx.event_bus.flush()
         return build_message(records.state())
 
     def GetBuild(self, request: pb.GetBuildRequest, context: grpc.ServicerContext) -> pb.Build:

@@ -14,7 +14,8 @@ from typing import Any
 from google.protobuf.message import DecodeError
 
 from scicustom.events.v1 import events_pb2 as ev
-from scicustom.ports import BusMessage, ObjectStore
+from scicustom.ports import BusMessage, EventBus, ObjectStore
+from scicustom.telemetry.kafka_context import inject_headers, producer_span
 
 SCHEMA_VERSION = 1
 TYPE_HEADER = "scicustom-event-type"
@@ -38,6 +39,12 @@ def envelope(event_type: str, *, build_id: str = "", batch_id: str = "", **body:
 
 def headers_for(message: ev.Envelope) -> dict[str, str]:
     return {TYPE_HEADER: message.type, ID_HEADER: message.event_id}
+
+
+def publish(bus: EventBus, topic: str, key: str, message: ev.Envelope) -> None:
+    """Send `message` under a PRODUCER span whose context rides in the headers."""
+    with producer_span(topic, key=key):
+        bus.send(topic, message.SerializeToString(), key=key, headers=inject_headers(headers_for(message)))
 
 
 def decode(record: BusMessage) -> ev.Envelope:

@@ -19,8 +19,8 @@ from typing import Protocol
 
 from scicustom.events.v1 import events_pb2 as ev
 from scicustom.ports import BusMessage, EventBus
-from scicustom.telemetry.kafka_context import consumer_span, inject_headers
-from scicustom.workers.envelopes import PoisonEvent, decode, headers_for
+from scicustom.telemetry.kafka_context import consumer_span
+from scicustom.workers.envelopes import PoisonEvent, decode, publish
 from scicustom.workers.topics import Topics
 
 log = logging.getLogger(__name__)
@@ -103,12 +103,15 @@ class StageWorker:
 
     def process(self, record: BusMessage) -> None:
         """Handle one record completely: its successors or its dead letter are sent on return."""
-        with consumer_span(self.stage, record):
+        with consumer_span(self.stage, record, group=self.topics.group(self.stage)) as span:
             try:
                 event = decode(record)
             except PoisonEvent as exc:
                 self._dead_letter(record, str(exc), 1, None)
                 return
+            span.set_attribute("scicustom.event_id", event.event_id)
+            if event.build_id:
+                span.set_attribute("scicustom.build_id", event.build_id)
             error = ""
             for attempt in range(1, self.options.max_attempts + 1):
                 try:
@@ -132,8 +135,7 @@ class StageWorker:
 
     def _send(self, outgoing: list[Outgoing]) -> None:
         for out in outgoing:
-            self.bus.send(out.topic, out.envelope.SerializeToString(), key=out.key,
-                          headers=inject_headers(headers_for(out.envelope)))
+            publish(self.bus, out.topic, out.key, out.envelope)
 
     def _dead_letter(self, record: BusMessage, error: str, attempts: int, event: ev.Envelope | None) -> None:
         letter = ev.DeadLetter(stage=self.stage, topic=record.topic, partition=record.partition,
