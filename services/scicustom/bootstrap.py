@@ -9,19 +9,28 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING
 
 from scicustom.adapters.filesystem_store import FilesystemObjectStore
 from scicustom.adapters.llm_response_cache import LLMResponseCache
 from scicustom.adapters.parquet_corpus import CorpusRepository
+from scicustom.adapters.traced_llm import TracedLLM
+from scicustom.adapters.traced_object_store import TracedObjectStore
+from scicustom.adapters.traced_search_index import traced_index
 from scicustom.config import Settings
 from scicustom.core.errors import InvalidInput, PreconditionFailed
 from scicustom.core.units import UnitCatalog
 from scicustom.ingest.corpus_tagging import CALIBRATION_KEY, CURRENT_INDEX_KEY
-from scicustom.ports import LLM, AnswerPerplexity, Embedder, EventBus, ObjectStore, Tagger, UnitIndex, VectorIndex
-
-if TYPE_CHECKING:
-    from scicustom.adapters.elasticsearch_index import ElasticsearchSearchIndex
+from scicustom.ports import (
+    LLM,
+    AnswerPerplexity,
+    Embedder,
+    EventBus,
+    ObjectStore,
+    SearchIndex,
+    Tagger,
+    UnitIndex,
+    VectorIndex,
+)
 
 EMBEDDING_DIMS = 384  # all-MiniLM-L6-v2
 
@@ -40,15 +49,17 @@ class Context:
             raise PreconditionFailed(f"the cluster profile needs SCICUSTOM_{name.upper()}")
         return str(value)
 
+    # Every port with a side effect is wrapped in spans; without OTEL_* configuration the spans
+    # are no-ops, so the embedded profile pays next to nothing.
     @cached_property
     def store(self) -> ObjectStore:
         if self.cluster:
             from scicustom.adapters.minio_store import MinioObjectStore
 
             s = self.settings
-            return MinioObjectStore.connect(self._require("s3_endpoint"), s.s3_access_key, s.s3_secret_key,
-                                            s.s3_bucket, secure=s.s3_secure)
-        return FilesystemObjectStore(self.settings.store_dir)
+            return TracedObjectStore(MinioObjectStore.connect(self._require("s3_endpoint"), s.s3_access_key,
+                                                              s.s3_secret_key, s.s3_bucket, secure=s.s3_secure))
+        return TracedObjectStore(FilesystemObjectStore(self.settings.store_dir))
 
     @cached_property
     def event_bus(self) -> EventBus:
@@ -74,18 +85,18 @@ class Context:
             return self.search_index
         from scicustom.adapters.sparse_unit_index import SparseUnitIndex
 
-        return SparseUnitIndex.load(self.store, self.current_index()["index_key"])
+        return traced_index(SparseUnitIndex.load(self.store, self.current_index()["index_key"]))
 
     @cached_property
-    def search_index(self) -> ElasticsearchSearchIndex:
+    def search_index(self) -> SearchIndex:
         """The cluster's Elasticsearch index of tagged items (units, text, intrinsic scores, embedding)."""
         from elasticsearch import Elasticsearch
 
         from scicustom.adapters.elasticsearch_index import ElasticsearchSearchIndex
 
         client = Elasticsearch(self._require("elasticsearch_url"), request_timeout=60)
-        return ElasticsearchSearchIndex.create(client, self.settings.elasticsearch_index,
-                                               [u.id for u in self.catalog.units], EMBEDDING_DIMS)
+        return traced_index(ElasticsearchSearchIndex.create(client, self.settings.elasticsearch_index,
+                                                            [u.id for u in self.catalog.units], EMBEDDING_DIMS))
 
     @cached_property
     def vector_index(self) -> VectorIndex:
@@ -96,7 +107,7 @@ class Context:
         ids, matrix = self.corpus.load_embeddings(self.embedder.name)
         if not ids:
             raise PreconditionFailed("no item is embedded yet; run `scicustom corpus tag`")
-        return EmbeddedVectorIndex(ids, matrix)
+        return traced_index(EmbeddedVectorIndex(ids, matrix))
 
     @cached_property
     def tagger(self) -> Tagger:
@@ -153,7 +164,7 @@ class Context:
         from scicustom.adapters.litellm_llm import LiteLLMAdapter
 
         cache = LLMResponseCache(self.settings.llm_cache_path / "responses.sqlite")
-        return LiteLLMAdapter(cache, max_retries=self.settings.llm_max_retries,
+        return TracedLLM(LiteLLMAdapter(cache, max_retries=self.settings.llm_max_retries,
                               requests_per_minute=self.settings.llm_requests_per_minute,
                               timeout_s=self.settings.llm_timeout_s, api_base=self.settings.llm_api_base,
-                              api_key=self.settings.llm_api_key)
+                              api_key=self.settings.llm_api_key))

@@ -7,14 +7,15 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import logging
 import os
 import pkgutil
 import sys
 from collections.abc import Sequence
 
 from scicustom import commands as commands_package
+from scicustom.config import Settings
 from scicustom.core.errors import InvalidInput, PreconditionFailed
+from scicustom.telemetry.log_format import configure_logging
 
 EXIT_BAD_INPUT = 2
 
@@ -49,10 +50,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
-        logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
-                            format="%(asctime)s %(levelname)s %(name)s: %(message)s")
         if args.profile:
             os.environ["SCICUSTOM_PROFILE"] = args.profile
+        # One line per record, with the trace id when a span is active (JSON in pods).
+        configure_logging(Settings().log_format, args.verbose)
         return int(args.handler(args) or 0)
     except UsageError as exc:
         print(f"scicustom: error: {exc}", file=sys.stderr)

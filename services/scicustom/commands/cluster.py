@@ -26,12 +26,12 @@ def _init(args: argparse.Namespace) -> int:
     ctx = Context()
     if not ctx.cluster:
         raise PreconditionFailed("`cluster init` needs the cluster profile (--profile cluster)")
-    store = ctx.store  # connecting creates the bucket when it is missing
+    ctx.store.exists("index/current.json")  # connecting creates the bucket when it is missing
     topics = Topics(ctx.settings.topic_prefix).all()
     for topic in topics:
         ctx.event_bus.ensure_topic(topic, args.partitions)
     index = ctx.search_index  # created with its mapping, or checked against it
     ctx.event_bus.close()
-    print(f"bucket {ctx.settings.s3_bucket} ready ({type(store).__name__}); {len(topics)} topics ready; "
+    print(f"bucket {ctx.settings.s3_bucket} ready at {ctx.settings.s3_endpoint}; {len(topics)} topics ready; "
           f"index {index.index} ready")
     return 0
