@@ -1,0 +1,73 @@
+"""`scicustom service <name> [--host H] [--port P]`: one gRPC service in this process.
+
+Host, port, message-size limit and shutdown grace come from SCICUSTOM_GRPC_* (flags override the
+first two). Runs until SIGTERM/SIGINT, then drains gracefully (see grpc_server/server.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import logging
+from typing import TYPE_CHECKING
+
+from scicustom.core.errors import InvalidInput
+
+if TYPE_CHECKING:
+    import grpc
+
+# Service name -> the module whose `binding(ctx)` serves it (imported only for the service asked for).
+SERVICES = {
+    "ontology": "scicustom.ontology.servicer",
+    "tagger": "scicustom.tagger.servicer",
+    "jury": "scicustom.jury.servicer",
+    "retrieval": "scicustom.retrieval.servicer",
+    "selector": "scicustom.selector.servicer",
+    "generator": "scicustom.generator.servicer",
+    "scorer": "scicustom.scorers.servicer",
+    "builds": "scicustom.builds.servicer",
+    "ingest": "scicustom.ingest.servicer",
+}
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    parser = sub.add_parser("service", help="run one gRPC service")
+    parser.add_argument("name", help=f"one of: {', '.join(SERVICES)}")
+    parser.add_argument("--host", default=None,
+                        help="interface to bind (default SCICUSTOM_GRPC_HOST; 0.0.0.0 in a pod)")
+    parser.add_argument("--port", type=int, default=None,
+                        help="port (default SCICUSTOM_GRPC_PORT; 0 picks a free one and logs it)")
+    parser.set_defaults(handler=run_service)
+
+
+def server_interceptors() -> list[grpc.ServerInterceptor]:
+    """Outermost first: the tracing span encloses the request log (which prints its trace id),
+    and the log wraps the status mapping, so it logs the mapped code."""
+    from scicustom.grpc_server.request_log import RequestLogInterceptor
+    from scicustom.grpc_server.status_mapping import StatusMappingInterceptor
+    from scicustom.telemetry.grpc_tracing import server_interceptor
+
+    return [server_interceptor(), RequestLogInterceptor(), StatusMappingInterceptor()]
+
+
+def run_service(args: argparse.Namespace) -> int:
+    module_name = SERVICES.get(args.name)
+    if module_name is None:
+        raise InvalidInput("name", f"{args.name!r} is not one of {', '.join(SERVICES)}")
+    if args.port is not None and not 0 <= args.port < 65536:
+        raise InvalidInput("--port", f"{args.port} is not a port")
+    from scicustom.bootstrap import Context
+    from scicustom.grpc_server.server import serve
+    from scicustom.telemetry.tracing_setup import configure_tracing, shutdown_tracing
+
+    configure_tracing(f"scicustom-{args.name}")
+    ctx = Context()
+    settings = ctx.settings
+    binding = importlib.import_module(module_name).binding(ctx)
+    # The request log and the server's own lines are the service's output: show them at INFO.
+    logging.getLogger("scicustom.grpc_server").setLevel(logging.INFO)
+    serve([binding], args.host or settings.grpc_host, settings.grpc_port if args.port is None else args.port,
+          grace_s=settings.grpc_shutdown_grace_s, max_message_bytes=settings.grpc_max_message_bytes,
+          interceptors=server_interceptors())
+    shutdown_tracing()
+    return 0

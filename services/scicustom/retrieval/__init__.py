@@ -1,0 +1,1 @@
+"""The retrieval service: the paper's ordered candidates and embedding kNN over the corpus index."""
