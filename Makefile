@@ -15,7 +15,7 @@ REQUIREMENT ?= services/scicustom/resources/requirements/healthcare_virology.yam
 RUN_OUT ?= runs/virology
 PYTEST_ARGS ?=
 
-.PHONY: setup deps corpus run test test-unit test-integration proto proto-check lint bench clean-corpus dev-up dev-down
+.PHONY: setup deps corpus run test test-unit test-integration proto proto-check lint bench clean-corpus dev-up dev-down helm-lint
 
 setup: deps corpus
 
@@ -57,6 +57,10 @@ proto-check: deps
 lint: deps
 	$(BIN)/ruff check services tests scripts
 	$(BIN)/mypy
+
+# Helm chart gate (offline): helm lint --strict, validated renders of k8s/examples, golden renders.
+helm-lint: deps
+	scripts/helm_check.sh
 
 bench: setup
 	$(BIN)/python scripts/bench.py

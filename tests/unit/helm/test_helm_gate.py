@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -69,3 +70,14 @@ def test_unknown_option_is_refused(tmp_path: Path) -> None:
                           check=False)
     assert done.returncode == 2
     assert "usage:" in done.stderr
+
+
+def test_an_invalid_manifest_fails_the_gate(tmp_path: Path, helm_gate: subprocess.CompletedProcess[str]) -> None:
+    repo = _copy_of_repo(tmp_path)
+    template = repo / "charts" / "scicustom" / "templates" / "services.yaml"
+    template.write_text(template.read_text().replace("appProtocol:", "appProtocl:"))
+    done = _gate(repo)
+    assert done.returncode == 1
+    assert re.search(r"^small-cpu\.yaml:\d+: doc \d+ Service/scicustom-builds: \.spec\.ports\[0\]\.appProtocl: "
+                     r'unknown field "appProtocl" \(did you mean "appProtocol"\?\)$', done.stdout, re.MULTILINE)
+    assert "9 error(s)" in done.stdout + done.stderr

@@ -5,11 +5,12 @@ pods that are locked down and carry no secret value."""
 from __future__ import annotations
 
 import re
+import subprocess
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from tests.unit.helm.conftest import EXAMPLES, by_kind
+from tests.unit.helm.conftest import EXAMPLES, VALIDATOR, VALIDATOR_PYTHON, by_kind, documents, helm_template
 
 # platform.md, copied by hand: service name -> gRPC service the health check reports.
 GRPC_SERVICES = {
@@ -38,7 +39,7 @@ PORT = 50051
 
 
 def _container(deployment: dict[str, Any]) -> dict[str, Any]:
-    containers = deployment["spec"]["template"]["spec"]["containers"]
+    containers: list[dict[str, Any]] = deployment["spec"]["template"]["spec"]["containers"]
     assert len(containers) == 1
     return containers[0]
 
@@ -283,3 +284,47 @@ def test_no_secret_value_in_any_manifest(tmp_path: Path, render: Callable[..., l
                  "test-judge-token-61f0"):
         assert f"'name': '{name}'" in text
         assert text.count(name) == text.count(f"'name': '{name}'")
+
+
+def _validate(tmp_path: Path, docs_text: str) -> str:
+    rendered = tmp_path / "rendered.yaml"
+    rendered.write_text(docs_text)
+    done = subprocess.run([str(VALIDATOR_PYTHON), str(VALIDATOR), "--k8s-version", "1.35.0", str(rendered)],
+                          capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done.stderr
+
+
+def test_switched_off_features_leave_valid_manifests(
+        tmp_path: Path, helm_gate: subprocess.CompletedProcess[str]) -> None:
+    done = helm_template("-f", str(EXAMPLES / "small-cpu.yaml"), "--set", "networkPolicy.enabled=false",
+                         "--set", "otel.enabled=false", "--set", "clusterInit.enabled=false",
+                         "--set", "services.tagger-model.enabled=false")
+    assert done.returncode == 0, done.stderr
+    docs = documents(done.stdout)
+    kinds = {d["kind"] for d in docs}
+    assert not kinds & {"NetworkPolicy", "Job", "InferenceService"}
+    data = by_kind(docs, "ConfigMap")["scicustom-settings"]["data"]
+    assert "SCICUSTOM_TAGGER_URL" not in data  # the services fall back to the in-process tagger
+    assert data["OTEL_SDK_DISABLED"] == "true" and "OTEL_EXPORTER_OTLP_ENDPOINT" not in data
+    assert _validate(tmp_path, done.stdout).strip().endswith("0 error(s), Kubernetes 1.35.0 schemas")
+
+
+def test_sasl_without_tls_and_triton_over_http(tmp_path: Path, helm_gate: subprocess.CompletedProcess[str]) -> None:
+    done = helm_template("-f", str(EXAMPLES / "gpu.yaml"), "--set", "infrastructure.kafka.tls.enabled=false",
+                         "--set", "infrastructure.kafka.sasl.mechanism=PLAIN",
+                         "--set", "services.tagger-model.protocol=http")
+    assert done.returncode == 0, done.stderr
+    docs = documents(done.stdout)
+    data = by_kind(docs, "ConfigMap")["scicustom-settings"]["data"]
+    assert data["SCICUSTOM_KAFKA_SECURITY_PROTOCOL"] == "SASL_PLAINTEXT"
+    assert data["SCICUSTOM_TAGGER_PROTOCOL"] == "http"
+    assert "SCICUSTOM_KAFKA_SSL_CAFILE" not in data
+    trigger = by_kind(docs, "ScaledObject")["scicustom-worker-tag"]["spec"]["triggers"][0]["metadata"]
+    assert trigger["sasl"] == "plaintext" and "tls" not in trigger
+    auth = by_kind(docs, "TriggerAuthentication")["scicustom-kafka"]["spec"]["secretTargetRef"]
+    assert [a["parameter"] for a in auth] == ["username", "password"]
+    model = by_kind(docs, "InferenceService")["scicustom-tagger-model"]["spec"]["predictor"]["model"]
+    assert (model["protocolVersion"], model["ports"]) == ("v2", [{"name": "http1", "containerPort": 8080,
+                                                                 "protocol": "TCP"}])
+    _validate(tmp_path, done.stdout)
