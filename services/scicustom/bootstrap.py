@@ -67,7 +67,8 @@ class Context:
             from scicustom.adapters.kafka_bus import KafkaEventBus
 
             return KafkaEventBus(self._require("kafka_bootstrap"), client_id=self.settings.kafka_client_id,
-                                 session_timeout_ms=self.settings.kafka_session_timeout_ms)
+                                 session_timeout_ms=self.settings.kafka_session_timeout_ms,
+                                 security=self.settings.kafka_security())
         from scicustom.adapters.memory_bus import InMemoryEventBus
 
         return InMemoryEventBus()
@@ -94,7 +95,10 @@ class Context:
 
         from scicustom.adapters.elasticsearch_index import ElasticsearchSearchIndex
 
-        client = Elasticsearch(self._require("elasticsearch_url"), request_timeout=60)
+        s = self.settings
+        auth = (s.elasticsearch_username, s.elasticsearch_password or "") if s.elasticsearch_username else None
+        client = Elasticsearch(self._require("elasticsearch_url"), request_timeout=60, basic_auth=auth,
+                               ca_certs=str(s.elasticsearch_ca_certs) if s.elasticsearch_ca_certs else None)
         return traced_index(ElasticsearchSearchIndex.create(client, self.settings.elasticsearch_index,
                                                             [u.id for u in self.catalog.units], EMBEDDING_DIMS))
 

@@ -41,8 +41,16 @@ class Settings(BaseSettings):
     kafka_bootstrap: str | None = Field(default=None, description="comma-separated host:port of Kafka brokers")
     kafka_client_id: str = "scicustom"
     kafka_session_timeout_ms: int = 6000
+    kafka_security_protocol: Literal["PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL"] = "PLAINTEXT"
+    kafka_sasl_mechanism: str | None = Field(default=None, description="PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512")
+    kafka_sasl_username: str | None = None
+    kafka_sasl_password: str | None = None
+    kafka_ssl_cafile: Path | None = None
     elasticsearch_url: str | None = None
     elasticsearch_index: str = "scicustom-items"
+    elasticsearch_username: str | None = None
+    elasticsearch_password: str | None = None
+    elasticsearch_ca_certs: Path | None = None
     # The tagger model over the Open Inference Protocol v2 (KServe/Triton); unset: the in-process tagger.
     tagger_url: str | None = Field(default=None, description="host:port of the tagger's OIP v2 endpoint")
     tagger_protocol: Literal["grpc", "http"] = "grpc"
@@ -61,6 +69,16 @@ class Settings(BaseSettings):
     worker_backoff_s: float = 0.5
     worker_breaker_threshold: int = 5
     log_format: Literal["text", "json"] = "text"
+
+    def kafka_security(self) -> dict[str, str]:
+        """kafka-python client options for TLS and SASL (empty for PLAINTEXT)."""
+        options = {"security_protocol": self.kafka_security_protocol}
+        if self.kafka_sasl_mechanism:
+            options.update(sasl_mechanism=self.kafka_sasl_mechanism, sasl_plain_username=self.kafka_sasl_username or "",
+                           sasl_plain_password=self.kafka_sasl_password or "")
+        if self.kafka_ssl_cafile:
+            options["ssl_cafile"] = str(self.kafka_ssl_cafile)
+        return {} if options == {"security_protocol": "PLAINTEXT"} else options
 
     @property
     def store_dir(self) -> Path:

@@ -30,8 +30,11 @@ log = logging.getLogger(__name__)
 
 class KafkaEventBus:
     def __init__(self, bootstrap: str, *, client_id: str = "scicustom", default_partitions: int = 1,
-                 session_timeout_ms: int = 6000, flush_timeout_s: float = 60.0) -> None:
+                 session_timeout_ms: int = 6000, flush_timeout_s: float = 60.0,
+                 security: Mapping[str, str] | None = None) -> None:
         self.bootstrap = bootstrap
+        # security_protocol, sasl_mechanism, sasl_plain_username/password, ssl_cafile (kafka-python names)
+        self.security = dict(security or {})
         self.client_id = client_id
         self.default_partitions = default_partitions
         self.session_timeout_ms = session_timeout_ms
@@ -47,7 +50,7 @@ class KafkaEventBus:
     def _producer_client(self) -> KafkaProducer:
         if self._producer is None:
             self._producer = KafkaProducer(bootstrap_servers=self.bootstrap, client_id=self.client_id,
-                                           acks="all", linger_ms=5)
+                                           acks="all", linger_ms=5, **self.security)
         return self._producer
 
     def ensure_topic(self, topic: str, partitions: int = 1) -> None:
@@ -59,7 +62,8 @@ class KafkaEventBus:
             if topic in self._known_topics:
                 return
             if self._admin is None:
-                self._admin = KafkaAdminClient(bootstrap_servers=self.bootstrap, client_id=self.client_id)
+                self._admin = KafkaAdminClient(bootstrap_servers=self.bootstrap, client_id=self.client_id,
+                                               **self.security)
             with contextlib.suppress(TopicAlreadyExistsError):  # an existing topic keeps its partitions
                 self._admin.create_topics([NewTopic(topic, num_partitions=partitions, replication_factor=1)])
             self._known_topics.add(topic)
@@ -95,7 +99,8 @@ class KafkaEventBus:
         client = KafkaConsumer(
             *topics, bootstrap_servers=self.bootstrap, client_id=self.client_id, group_id=group,
             enable_auto_commit=False, auto_offset_reset="earliest",
-            session_timeout_ms=self.session_timeout_ms, heartbeat_interval_ms=max(self.session_timeout_ms // 3, 100))
+            session_timeout_ms=self.session_timeout_ms, heartbeat_interval_ms=max(self.session_timeout_ms // 3, 100),
+            **self.security)
         return KafkaBusConsumer(self, client)
 
     def subscribe(self, topic: str, handler: Callable[[Event], None], *, group: str | None = None) -> None:
