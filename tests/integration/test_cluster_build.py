@@ -33,7 +33,7 @@ pytestmark = pytest.mark.slow
 REPO = Path(__file__).resolve().parents[2]
 VIROLOGY = RESOURCES / "requirements/healthcare_virology.yaml"
 BUILD_ARGS = ["--requirement", str(VIROLOGY), "--k2", "12", "--proxy-samples", "20"]
-SLICE = ["--limit-per-source", "150"]
+SLICE = ["--limit-per-source", "40"]
 CACHES = {"SCICUSTOM_WHEEL_CACHE_DIR": str(REPO / ".scicustom/cache/wheels"),
           "SCICUSTOM_MODEL_CACHE_DIR": str(REPO / ".scicustom/cache/models")}
 WORKER_GROUPS = {"early": ["vote", "candidates"], "cutoff": ["cutoff"], "late": ["select", "generate", "complete"]}
@@ -74,10 +74,12 @@ def cluster(s3_server, kafka_server, elasticsearch_server, tmp_path_factory) -> 
                       extra={**CACHES, "SCICUSTOM_S3_BUCKET": name,
                              "OTEL_EXPORTER_OTLP_ENDPOINT": f"http://127.0.0.1:{receiver.port}",
                              "OTEL_EXPORTER_OTLP_INSECURE": "true", "OTEL_BSP_SCHEDULE_DELAY": "200"})
-    # The embedded reference: the same slice and build in a local home.
+    # The embedded reference: the same slice and build in a local home. Same inputs means the same
+    # scored corpus: the cluster computes every item's intrinsic scores at import, so does this one.
     local = {k: v for k, v in env.items() if not k.startswith(("SCICUSTOM_", "OTEL_"))}
     local.update(CACHES, SCICUSTOM_HOME=str(work / "local-home"))
-    for step in (["corpus", "import", *SLICE], ["corpus", "tag"], ["build", *BUILD_ARGS, "--out", "embedded"]):
+    for step in (["corpus", "import", *SLICE, "--eager-scores"], ["corpus", "tag"],
+                 ["build", *BUILD_ARGS, "--out", "embedded"]):
         _scicustom(step, local, work)
     # The cluster: the same commands through the cluster profile, then services and workers.
     for step in (["cluster", "init", "--partitions", "2"], ["corpus", "import", *SLICE], ["corpus", "tag"],

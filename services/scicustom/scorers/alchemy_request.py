@@ -1,0 +1,147 @@
+"""JudgeRecipes: AlchemyBench predictions and expert ratings as `scicustom score alchemy judge` reads
+them (PREDICTIONS.jsonl and RATINGS.jsonl rows), judged and reported by the same core calls;
+`report_json` is its REPORT.json."""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from scicustom.core.alchemy.judge import CRITERIA, JudgeInput, Judgement, RecipeJudge
+from scicustom.core.alchemy.prediction import PredictionTarget
+from scicustom.core.alchemy.report import (
+    ExpertRating,
+    agreement_report,
+    describe,
+    judge_summary,
+    overlap_baselines,
+    parse_expert_rating,
+)
+from scicustom.core.errors import InvalidInput
+from scicustom.grpc_server.field_checks import bounded, checked_text
+from scicustom.ports import LLM
+from scicustom.scorers.request_usage import MeteredLLM
+from scicustom.scorers.v1 import scorers_pb2 as pb
+
+MAX_PREDICTIONS = 1000
+MAX_RATINGS = 20000
+MAX_KEY_CHARS = 256
+MAX_TEXT_CHARS = 50000
+MAX_MODEL_CHARS = 200
+MAX_WORKERS = 32
+DEFAULT_WORKERS = 8  # the CLI's --workers
+DEFAULT_MODEL = "model"
+
+
+def _long(value: str, field: str) -> None:
+    if len(value) > MAX_TEXT_CHARS:
+        raise InvalidInput(field, f"has {len(value)} characters, above the limit {MAX_TEXT_CHARS}")
+
+
+def judge_inputs(predictions: Sequence[pb.RecipePrediction]) -> tuple[list[JudgeInput], list[str]]:
+    """The judge's inputs and each one's report group ("model" or "model (K=k)")."""
+    if not 1 <= len(predictions) <= MAX_PREDICTIONS:
+        raise InvalidInput("predictions", f"has {len(predictions)} entries; give 1..{MAX_PREDICTIONS}")
+    inputs, groups = [], []
+    first: dict[str, int] = {}
+    for i, p in enumerate(predictions):
+        where = f"predictions[{i}]"
+        key_field = f"{where}.prediction_id" if p.prediction_id else f"{where}.id"
+        key = checked_text(p.prediction_id or p.id, key_field, MAX_KEY_CHARS)
+        if key in first:
+            raise InvalidInput(key_field, f"duplicate prediction {key!r} (predictions[{first[key]}]); give each a "
+                                          "unique prediction_id")
+        first[key] = i
+        for name in ("contribution", "recipe"):
+            checked_text(getattr(p, name), f"{where}.{name}", MAX_TEXT_CHARS)
+        _long(p.prediction, f"{where}.prediction")
+        if len(p.model) > MAX_MODEL_CHARS:
+            raise InvalidInput(f"{where}.model", f"has more than {MAX_MODEL_CHARS} characters")
+        target = PredictionTarget(id=key, contribution=p.contribution, recipe=p.recipe)
+        inputs.append(JudgeInput(target=target, prediction=p.prediction))
+        model = p.model or DEFAULT_MODEL
+        groups.append(f"{model} (K={p.top_k})" if p.HasField("top_k") else model)
+    return inputs, groups
+
+
+def expert_ratings(messages: Sequence[pb.ExpertRating], keys: set[str]) -> list[ExpertRating]:
+    if len(messages) > MAX_RATINGS:
+        raise InvalidInput("expert_ratings", f"has {len(messages)} entries, above the limit {MAX_RATINGS}")
+    ratings = []
+    for i, message in enumerate(messages):
+        where = f"expert_ratings[{i}]"
+        if message.id not in keys:
+            raise InvalidInput(f"{where}.id", f"{message.id!r} is not the key of a prediction in the request")
+        row: dict[str, Any] = {"id": message.id, "rater": message.rater, "group": message.group}
+        for name in ("overall", *CRITERIA):
+            if message.HasField(name):
+                row[name] = getattr(message, name)
+        ratings.append(parse_expert_rating(row, where))
+    return ratings
+
+
+def _stats(values: dict[str, Any]) -> pb.ScoreStats:
+    stats = pb.ScoreStats(n=values["n"])
+    for name in ("mean", "std", "min", "max"):
+        if values[name] is not None:
+            setattr(stats, name, values[name])
+    return stats
+
+
+def _judgement(j: Judgement, group: str, baseline: dict[str, float]) -> pb.RecipeJudgement:
+    message = pb.RecipeJudgement(id=j.target_id, group=group, attempts=j.attempts, problem=j.problem,
+                                 bleu=baseline["bleu"], rouge_l=baseline["rouge_l"])
+    if j.scores is not None:
+        message.criteria.update(j.scores.criteria)
+        message.overall = j.scores.overall
+        if j.scores.judge_overall is not None:
+            message.judge_overall = j.scores.judge_overall
+        message.off_grid.extend(j.scores.off_grid)
+    return message
+
+
+def judge_report(judge: str, groups: Sequence[str], judgements: Sequence[Judgement], ratings: Sequence[ExpertRating],
+                 baselines: dict[str, dict[str, float]], usage: dict[str, Any]) -> dict[str, Any]:
+    """REPORT.json of `scicustom score alchemy judge`, key for key."""
+    by_group: dict[str, list[Judgement]] = defaultdict(list)
+    for group, j in zip(groups, judgements, strict=True):
+        by_group[group].append(j)
+    return {
+        "suite": "alchemy",
+        "judge": judge,
+        "summary": judge_summary(judgements),
+        "by_model": {g: judge_summary(js) for g, js in sorted(by_group.items())},
+        "baselines": {"bleu": describe([b["bleu"] for b in baselines.values()]),
+                      "rouge_l": describe([b["rouge_l"] for b in baselines.values()])},
+        "agreement": agreement_report(ratings, judgements, baselines) if ratings else None,
+        "predictions": [
+            {"id": j.target_id, "group": g, "attempts": j.attempts, "problem": j.problem,
+             "scores": dict(j.scores.criteria) if j.scores else None,
+             "overall": j.scores.overall if j.scores else None,
+             "judge_overall": j.scores.judge_overall if j.scores else None,
+             "off_grid": list(j.scores.off_grid) if j.scores else [],
+             **baselines.get(j.target_id, {})}
+            for g, j in zip(groups, judgements, strict=True)
+        ],
+        "usage": usage,
+    }
+
+
+def judge_recipes(request: pb.JudgeRecipesRequest, llm: Callable[[], LLM]) -> pb.JudgeRecipesResponse:
+    judge = checked_text(request.judge, "judge", MAX_MODEL_CHARS)
+    workers = bounded(request.workers, "workers", MAX_WORKERS, DEFAULT_WORKERS)
+    inputs, groups = judge_inputs(request.predictions)
+    ratings = expert_ratings(request.expert_ratings, {i.target.id for i in inputs})
+    metered = MeteredLLM(llm())
+    judgements = RecipeJudge(metered, judge).judge_all(inputs, workers=workers)
+    baselines = overlap_baselines({i.target.id: (i.prediction, i.target.recipe) for i in inputs})
+    report = judge_report(judge, groups, judgements, ratings, baselines, metered.summary())
+    summary = report["summary"]
+    return pb.JudgeRecipesResponse(
+        judgements=[_judgement(j, g, baselines[j.target_id]) for g, j in zip(groups, judgements, strict=True)],
+        scored=summary["scored"], malformed=summary["malformed"], retried=summary["retried"],
+        overall=_stats(summary["overall"]),
+        report_json=json.dumps(report, indent=2, ensure_ascii=False, allow_nan=False) + "\n",
+        usage=pb.LLMUsage(**metered.summary()))
