@@ -24,12 +24,12 @@ from scicustom.core.local_judges import (
 from scicustom.core.requirement import Requirement
 from scicustom.core.units import UnitCatalog
 from scicustom.core.voting import VoteResult
+from scicustom.generator.neighbour_answers import NeighbourAnswers
 from scicustom.ingest.intrinsic_scoring import ensure_intrinsic_scores
 from scicustom.ports import MCQWriter, RelevanceJudge, UnitRanker
 
 BACKGROUND_SAMPLE = 2000    # corpus items the local relevance judges are calibrated on
 PROFILE_ITEMS = 200         # item questions per unit profile for the BM25 ranker
-NEIGHBOURS = 50             # nearest same-unit items considered for offline distractors
 
 
 @dataclass(frozen=True)
@@ -98,14 +98,10 @@ def assemble_world(ctx: Context, requirement: Requirement, seed: int, jury: Jury
         known = ctx.corpus.load_intrinsic()
         return {it.id: known[it.id] for it in needed}
 
+    neighbours = NeighbourAnswers(index, items, row_of, matrix)
+
     def neighbour_answers(item: CorpusItem) -> list[str]:
-        shared = index.items_with_units(item_units.get(item.id, []))
-        others = sorted(i for i in shared if i != item.id and i in items)
-        if not others:
-            return []
-        sims = matrix[[row_of[i] for i in others]] @ vector(item.id)
-        nearest = sorted(range(len(others)), key=lambda k: (-float(sims[k]), others[k]))[:NEIGHBOURS]
-        return [items[others[k]].answer for k in nearest]
+        return neighbours(item.id, item_units.get(item.id, []), vector(item.id))
 
     all_ids = sorted(items)
     all_rows = matrix[[row_of[i] for i in all_ids]]

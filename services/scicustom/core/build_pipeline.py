@@ -19,7 +19,8 @@ from scicustom.core.candidates import Candidate, order_candidates
 from scicustom.core.corpus_item import CorpusItem
 from scicustom.core.cutoff import CutoffResult, Probe, binary_search_cutoff, greedy_scan
 from scicustom.core.errors import InvalidInput
-from scicustom.core.mcq import MCQ, from_mcq_item, from_open_item, parse_llm_mcq, pick_distractors
+from scicustom.core.mcq import MCQ
+from scicustom.core.mcq_conversion import to_mcq
 from scicustom.core.proxy_subset import ProxyResult, select_proxy_subset
 from scicustom.core.requirement import Requirement
 from scicustom.core.units import UnitCatalog
@@ -282,32 +283,13 @@ class BuildPipeline:
             provenance = {"source_item_id": item.id, "source": item.source, "licence": item.licence,
                           "units": [self.w.catalog.by_id(u).name for u in cand.shared_units],
                           "candidate_rank": rank}
-            if item.format == "mcq":
-                if len(item.options) > 5:
-                    warnings.append(f"{item.id}: {len(item.options)} options exceed A-E; left out")
-                    continue
-                benchmark.append(from_mcq_item(item, provenance))
-                continue
-            mcq = self._llm_mcq(requirement, item, provenance, warnings) if self.w.mcq_writer else None
-            if mcq is None:
-                distractors = pick_distractors(item.answer, self.w.neighbour_answers(item))
-                if len(distractors) < 3:
-                    warnings.append(f"{item.id}: only {len(distractors)} distinct distractors found; left out")
-                    continue
-                mcq = from_open_item(item, distractors, params.seed, provenance)
-            benchmark.append(mcq)
+            mcq, notes = to_mcq(item, provenance, params.seed, writer=self.w.mcq_writer, requirement=requirement,
+                                neighbour_answers=self.w.neighbour_answers)
+            warnings.extend(notes)
+            if mcq is not None:
+                benchmark.append(mcq)
         self.w.progress("mcq", len(chosen), len(chosen))
         return benchmark, warnings
-
-    def _llm_mcq(self, requirement: Requirement, item: CorpusItem, provenance: dict[str, Any],
-                 warnings: list[str]) -> MCQ | None:
-        assert self.w.mcq_writer is not None
-        try:
-            query, answer = parse_llm_mcq(self.w.mcq_writer.write(requirement, item))
-        except ValueError as exc:
-            warnings.append(f"{item.id}: LLM MCQ unusable ({exc}); used nearest-item distractors")
-            return None
-        return MCQ(item.id, query, answer, provenance, self.w.mcq_writer.name)
 
     def _voting_record(self, votes: VoteResult) -> dict[str, Any]:
         name = {u.id: u.name for u in self.w.catalog.units}

@@ -1,4 +1,4 @@
-"""GeneratorService: items -> MCQs as a build's generation stage makes them (`mcq_conversion.to_mcq`),
+"""GeneratorService: items -> MCQs as a build's generation stage makes them (`core.mcq_conversion.to_mcq`),
 for stored corpus items or items given inline. The corpus is read only for what a request needs:
 items for stored ids, tags and embeddings for offline distractors."""
 
@@ -17,9 +17,9 @@ from scicustom.core.corpus_item import CorpusItem, make_item
 from scicustom.core.errors import InvalidInput, NotFound, PreconditionFailed
 from scicustom.core.llm_judges import LLMMCQWriter
 from scicustom.core.mcq import MCQ
+from scicustom.core.mcq_conversion import to_mcq
 from scicustom.core.requirement import Requirement
 from scicustom.generator.distractor_corpus import DistractorCorpus
-from scicustom.generator.mcq_conversion import to_mcq
 from scicustom.generator.v1 import generator_pb2 as pb
 from scicustom.generator.v1 import generator_pb2_grpc as pb_grpc
 from scicustom.grpc_server.field_checks import checked_list, checked_text

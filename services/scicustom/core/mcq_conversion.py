@@ -1,8 +1,9 @@
-"""One selected item -> its multiple-choice question, step for step as `BuildPipeline._to_mcqs` does it
-(same core functions, same order of fallbacks, same warning texts): a multiple-choice item is kept
-(more than five options cannot be labelled A-E: left out); an open item is written by the LLM MCQ
-writer when there is one, and otherwise, or when its reply is unusable, gets the nearest distinct
-neighbour answers as distractors (fewer than three: left out)."""
+"""One selected item -> its multiple-choice question, for the build and GeneratorService alike.
+
+A multiple-choice item is kept (more than five options cannot be labelled A-E: left out); an open
+item is written by the LLM MCQ writer when there is one, and otherwise, or when its reply is
+unusable, gets the nearest distinct neighbour answers as distractors (fewer than three: left out).
+"""
 
 from __future__ import annotations
 
