@@ -15,6 +15,7 @@ from scicustom.ports import ObjectStore
 
 class SparseUnitIndex:
     def __init__(self, item_ids: Sequence[str], unit_ids: Sequence[str], matrix: sparse.csr_matrix) -> None:
+        self._last_order: tuple[tuple[tuple[str, ...], tuple[float, ...]], list[Candidate]] | None = None
         if matrix.shape != (len(item_ids), len(unit_ids)):
             raise ValueError(f"matrix shape {matrix.shape} != ({len(item_ids)}, {len(unit_ids)})")
         self._item_ids = list(item_ids)
@@ -61,7 +62,11 @@ class SparseUnitIndex:
         check_page(limit)
         if after is not None:
             check_cursor(after, voted, consensus)
-        return page_after(order_candidates(self.items_with_units(voted), consensus), limit, after)
+        # A client paging through one query asks for the same order again and again: keep the last.
+        key = (tuple(voted), tuple(float(consensus[u]) for u in voted))
+        if self._last_order is None or self._last_order[0] != key:
+            self._last_order = (key, order_candidates(self.items_with_units(voted), consensus))
+        return page_after(self._last_order[1], limit, after)
 
     def save(self, store: ObjectStore, key: str) -> None:
         csr = self.matrix.tocsr()
