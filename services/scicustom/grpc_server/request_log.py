@@ -1,8 +1,9 @@
 """One structured log line per RPC: method, status code, duration, peer and the trace id.
 
-The line is logfmt (`rpc method=... code=OK duration_ms=1.2 peer=... trace_id=...`) and the same
-fields ride on the record as `rpc_*` attributes for a JSON formatter. The trace id is that of the
-span current while the handler runs, so the tracing interceptor must come before this one.
+The line is logfmt (`rpc method=... code=OK duration_ms=1.2 peer=...`; the log formatter appends
+the trace id) and the fields ride on the record as `rpc_*` attributes, `rpc_trace_id` included,
+for the JSON formatter. The trace id is that of the span current while the handler runs, so the
+tracing interceptor must come before this one.
 """
 
 from __future__ import annotations
@@ -76,5 +77,6 @@ class RequestLogInterceptor(grpc.ServerInterceptor):
                   "rpc_duration_ms": round((self._clock() - start) * 1000, 1),
                   "rpc_peer": context.peer(), "rpc_trace_id": trace_id}
         level = logging.WARNING if code in SERVER_FAULTS else logging.INFO
-        self._log.log(level, "rpc method=%s code=%s duration_ms=%.1f peer=%s trace_id=%s", method, code.name,
-                      fields["rpc_duration_ms"], fields["rpc_peer"], trace_id or "-", extra=fields)
+        # The log formatter appends the active span's trace id (the tracing interceptor runs outside).
+        self._log.log(level, "rpc method=%s code=%s duration_ms=%.1f peer=%s", method, code.name,
+                      fields["rpc_duration_ms"], fields["rpc_peer"], extra=fields)
