@@ -55,7 +55,9 @@ class IngestStageHandler:
         keys = BatchKeys(event.batch_id)
         if store.exists(keys.failed(self.stage)):
             store.delete(keys.failed(self.stage))  # an earlier delivery gave up; this one got through
-        body = ev.ItemsBatch(items=ref_of(store, keys.tagged), count=outcome.count, source=batch.source,
+        # Both events point at the tagged items: the index stage passes on the reference it verified.
+        tagged = ref_of(store, keys.tagged) if self.stage == "tag" else batch.items
+        body = ev.ItemsBatch(items=tagged, count=outcome.count, source=batch.source,
                              tagger_version=outcome.tagger_version)
         kind = published_type(self.stage)
         return [Outgoing(self.topics.of(kind), event.batch_id, envelope(kind, batch_id=event.batch_id,
