@@ -33,7 +33,7 @@ pytestmark = pytest.mark.slow
 REPO = Path(__file__).resolve().parents[2]
 VIROLOGY = RESOURCES / "requirements/healthcare_virology.yaml"
 BUILD_ARGS = ["--requirement", str(VIROLOGY), "--k2", "12", "--proxy-samples", "20"]
-SLICE = ["--limit-per-source", "40"]
+SLICE = ["--limit-per-source", "100"]  # >= 50 MMLU items for the zero-shot calibration
 CACHES = {"SCICUSTOM_WHEEL_CACHE_DIR": str(REPO / ".scicustom/cache/wheels"),
           "SCICUSTOM_MODEL_CACHE_DIR": str(REPO / ".scicustom/cache/models")}
 WORKER_GROUPS = {"early": ["vote", "candidates"], "cutoff": ["cutoff"], "late": ["select", "generate", "complete"]}

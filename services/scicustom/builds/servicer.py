@@ -24,6 +24,7 @@ from scicustom.builds.v1 import builds_pb2_grpc as pb_grpc
 from scicustom.core.build_pipeline import BuildParams
 from scicustom.core.errors import InvalidInput
 from scicustom.events.v1 import events_pb2 as ev
+from scicustom.grpc_server.field_checks import bounded
 from scicustom.grpc_server.server import ServiceBinding
 from scicustom.workers.envelopes import canonical_bytes, envelope, publish, put_artifact
 from scicustom.workers.topics import BUILD_REQUESTED, BUILD_STAGES, Topics
@@ -36,14 +37,6 @@ WATCH_POLL_S = 0.2
 _STATES = {"queued": pb.BUILD_STATE_QUEUED, "running": pb.BUILD_STATE_RUNNING,
            "succeeded": pb.BUILD_STATE_SUCCEEDED, "failed": pb.BUILD_STATE_FAILED,
            "cancelled": pb.BUILD_STATE_CANCELLED}
-
-
-def _limit(value: int, field: str, high: int, default: int) -> int:
-    if value == 0:
-        return default
-    if value > high:
-        raise InvalidInput(field, f"{value} is above the limit {high}")
-    return value
 
 
 def spec_from_request(request: pb.CreateBuildRequest) -> BuildSpec:
@@ -60,9 +53,9 @@ def spec_from_request(request: pb.CreateBuildRequest) -> BuildSpec:
     requirement = spec.requirement()
     params = BuildParams(
         method=request.method or "scicustom",
-        k1=_limit(request.k1, "k1", 100, requirement.k1),
-        k2=_limit(request.k2, "k2", 1000, requirement.k2),
-        proxy_samples=_limit(request.proxy_samples, "proxy_samples", 1000, requirement.proxy_samples),
+        k1=bounded(request.k1, "k1", 100, requirement.k1),
+        k2=bounded(request.k2, "k2", 1000, requirement.k2),
+        proxy_samples=bounded(request.proxy_samples, "proxy_samples", 1000, requirement.proxy_samples),
         seed=request.seed)
     jury = JuryOptions(llm_judges=request.llm_judges, relevance_quantile=request.relevance_quantile or 0.95)
     spec = BuildSpec(spec.requirement_yaml, spec.requirement_text, params, jury)
@@ -126,7 +119,7 @@ class BuildServicer(pb_grpc.BuildServiceServicer):
         return build_message(self._records(request.build_id).state())
 
     def ListBuilds(self, request: pb.ListBuildsRequest, context: grpc.ServicerContext) -> pb.ListBuildsResponse:
-        size = _limit(request.page_size, "page_size", MAX_PAGE, DEFAULT_PAGE)
+        size = bounded(request.page_size, "page_size", MAX_PAGE, DEFAULT_PAGE)
         newest_first = list(reversed(list_build_ids(self.ctx.store)))
         if request.page_token:
             if request.page_token not in newest_first:

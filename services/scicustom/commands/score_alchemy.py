@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
@@ -41,13 +40,7 @@ from scicustom.commands.llm_access import add_llm_arguments, build_llm, usage_su
 from scicustom.core.alchemy.extraction import Paper, RecipeExtractor
 from scicustom.core.alchemy.judge import JudgeInput, RecipeJudge
 from scicustom.core.alchemy.prediction import PredictionTarget, RecipePredictor
-from scicustom.core.alchemy.report import (
-    agreement_report,
-    describe,
-    judge_summary,
-    overlap_baselines,
-    parse_expert_rating,
-)
+from scicustom.core.alchemy.report import judge_report, overlap_baselines, parse_expert_rating
 from scicustom.core.alchemy.retrieval import LibraryRecipe, RecipeLibrary
 from scicustom.core.errors import InvalidInput
 
@@ -203,28 +196,7 @@ def run_judge(args: argparse.Namespace) -> int:
     llm = build_llm(args)
     judgements = RecipeJudge(llm, args.judge).judge_all(inputs, workers=args.workers)
     baselines = overlap_baselines({i.target.id: (i.prediction, i.target.recipe) for i in inputs})
-    by_group: dict[str, list[Any]] = defaultdict(list)
-    for group, j in zip(groups, judgements, strict=True):
-        by_group[group].append(j)
-    report: dict[str, Any] = {
-        "suite": "alchemy",
-        "judge": args.judge,
-        "summary": judge_summary(judgements),
-        "by_model": {g: judge_summary(js) for g, js in sorted(by_group.items())},
-        "baselines": {"bleu": describe([b["bleu"] for b in baselines.values()]),
-                      "rouge_l": describe([b["rouge_l"] for b in baselines.values()])},
-        "agreement": agreement_report(ratings, judgements, baselines) if ratings else None,
-        "predictions": [
-            {"id": j.target_id, "group": g, "attempts": j.attempts, "problem": j.problem,
-             "scores": dict(j.scores.criteria) if j.scores else None,
-             "overall": j.scores.overall if j.scores else None,
-             "judge_overall": j.scores.judge_overall if j.scores else None,
-             "off_grid": list(j.scores.off_grid) if j.scores else [],
-             **baselines.get(j.target_id, {})}
-            for g, j in zip(groups, judgements, strict=True)
-        ],
-        "usage": usage_summary(llm),
-    }
+    report = judge_report(args.judge, groups, judgements, ratings, baselines, usage_summary(llm))
     write_json(args.out, report)
     s = report["summary"]
     mean = s["overall"]["mean"]

@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING, Any
 from scicustom.config import RESOURCES, Settings
 from scicustom.core.errors import InvalidInput
 from scicustom.core.m2m.gaming_attacks import gaming_report
-from scicustom.core.m2m.pairwise_judge import Answer, pairwise_report
+from scicustom.core.m2m.pairwise_judge import answers_by_system, pairwise_report
 from scicustom.core.m2m.records import M2MRecords, records_from_csv, records_from_jsonl
 from scicustom.core.m2m.reference_metrics import reference_metrics_report
 from scicustom.core.m2m.scoring import ScoredRow, ids_must_be_unique, score_records
@@ -202,19 +202,11 @@ def usage_totals(llm: LiteLLMAdapter) -> dict[str, Any]:
 def judge_section(args: argparse.Namespace, records: M2MRecords, rows: Sequence[ScoredRow],
                   systems: Sequence[str]) -> dict[str, Any]:
     llm = build_llm(args)
-    answers: dict[str, dict[str, Answer]] = {}
-    cbs: dict[str, list[float]] = {}
-    fields = {name: records.text(name) for name in ("problem_statement", "battery_system",
-                                                    "failure_mode_or_limitation", "hypothesis")}
-    for i, (row, system) in enumerate(zip(rows, systems, strict=True)):
-        answers.setdefault(system, {})[row.paper_id] = Answer(
-            fields["problem_statement"][i], fields["battery_system"][i], fields["failure_mode_or_limitation"][i],
-            fields["hypothesis"][i])
-        cbs.setdefault(system, []).append(row.cbs)
+    answers, mean_cbs = answers_by_system(records, rows, systems)
     pairs = parse_pairs(args.judge_pairs, answers) if args.judge_pairs else None
     judges = [m.strip() for m in args.judge_models.split(",") if m.strip()]
-    report = pairwise_report(llm, judges, answers, {s: sum(v) / len(v) for s, v in cbs.items()}, pairs=pairs,
-                             problems=args.judge_problems, seed=args.seed)
+    report = pairwise_report(llm, judges, answers, mean_cbs, pairs=pairs, problems=args.judge_problems,
+                             seed=args.seed)
     report["usage"] = usage_totals(llm)
     return report
 

@@ -5,7 +5,6 @@ them (PREDICTIONS.jsonl and RATINGS.jsonl rows), judged and reported by the same
 from __future__ import annotations
 
 import json
-from collections import defaultdict
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -13,9 +12,7 @@ from scicustom.core.alchemy.judge import CRITERIA, JudgeInput, Judgement, Recipe
 from scicustom.core.alchemy.prediction import PredictionTarget
 from scicustom.core.alchemy.report import (
     ExpertRating,
-    agreement_report,
-    describe,
-    judge_summary,
+    judge_report,
     overlap_baselines,
     parse_expert_rating,
 )
@@ -100,33 +97,6 @@ def _judgement(j: Judgement, group: str, baseline: dict[str, float]) -> pb.Recip
             message.judge_overall = j.scores.judge_overall
         message.off_grid.extend(j.scores.off_grid)
     return message
-
-
-def judge_report(judge: str, groups: Sequence[str], judgements: Sequence[Judgement], ratings: Sequence[ExpertRating],
-                 baselines: dict[str, dict[str, float]], usage: dict[str, Any]) -> dict[str, Any]:
-    """REPORT.json of `scicustom score alchemy judge`, key for key."""
-    by_group: dict[str, list[Judgement]] = defaultdict(list)
-    for group, j in zip(groups, judgements, strict=True):
-        by_group[group].append(j)
-    return {
-        "suite": "alchemy",
-        "judge": judge,
-        "summary": judge_summary(judgements),
-        "by_model": {g: judge_summary(js) for g, js in sorted(by_group.items())},
-        "baselines": {"bleu": describe([b["bleu"] for b in baselines.values()]),
-                      "rouge_l": describe([b["rouge_l"] for b in baselines.values()])},
-        "agreement": agreement_report(ratings, judgements, baselines) if ratings else None,
-        "predictions": [
-            {"id": j.target_id, "group": g, "attempts": j.attempts, "problem": j.problem,
-             "scores": dict(j.scores.criteria) if j.scores else None,
-             "overall": j.scores.overall if j.scores else None,
-             "judge_overall": j.scores.judge_overall if j.scores else None,
-             "off_grid": list(j.scores.off_grid) if j.scores else [],
-             **baselines.get(j.target_id, {})}
-            for g, j in zip(groups, judgements, strict=True)
-        ],
-        "usage": usage,
-    }
 
 
 def judge_recipes(request: pb.JudgeRecipesRequest, llm: Callable[[], LLM]) -> pb.JudgeRecipesResponse:

@@ -15,7 +15,7 @@ from typing import Any
 from scicustom.commands.score_m2m import scores_document
 from scicustom.core.errors import InvalidInput
 from scicustom.core.m2m.gaming_attacks import gaming_report
-from scicustom.core.m2m.pairwise_judge import Answer, pairwise_report
+from scicustom.core.m2m.pairwise_judge import answers_by_system, pairwise_report
 from scicustom.core.m2m.records import M2MRecords, records_from_jsonl
 from scicustom.core.m2m.reference_metrics import reference_metrics_report
 from scicustom.core.m2m.scoring import MIN_GROUP_SIZE, ScoredRow, score_records
@@ -230,17 +230,8 @@ def _reference_section(records: M2MRecords, rows: Sequence[ScoredRow], systems: 
 def _judge_section(llm: LLM, judges: Sequence[str], records: M2MRecords, rows: Sequence[ScoredRow],
                    systems: Sequence[str], pairs: Sequence[tuple[str, str]] | None, problems: int,
                    seed: int) -> dict[str, Any]:
-    answers: dict[str, dict[str, Answer]] = {}
-    cbs: dict[str, list[float]] = {}
-    fields = {name: records.text(name) for name in ("problem_statement", "battery_system",
-                                                    "failure_mode_or_limitation", "hypothesis")}
-    for i, (row, system) in enumerate(zip(rows, systems, strict=True)):
-        answers.setdefault(system, {})[row.paper_id] = Answer(
-            fields["problem_statement"][i], fields["battery_system"][i], fields["failure_mode_or_limitation"][i],
-            fields["hypothesis"][i])
-        cbs.setdefault(system, []).append(row.cbs)
-    return pairwise_report(llm, judges, answers, {s: sum(v) / len(v) for s, v in cbs.items()}, pairs=pairs,
-                           problems=problems, seed=seed)
+    answers, mean_cbs = answers_by_system(records, rows, systems)
+    return pairwise_report(llm, judges, answers, mean_cbs, pairs=pairs, problems=problems, seed=seed)
 
 
 def _total(meters: Sequence[MeteredLLM]) -> dict[str, Any]:

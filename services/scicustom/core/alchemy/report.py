@@ -124,3 +124,30 @@ def agreement_report(ratings: Sequence[ExpertRating], judgements: Sequence[Judge
             },
         }
     return out
+
+
+def judge_report(judge: str, groups: Sequence[str], judgements: Sequence[Judgement], ratings: Sequence[ExpertRating],
+                 baselines: dict[str, dict[str, float]], usage: dict[str, Any]) -> dict[str, Any]:
+    """REPORT.json of a judge run (`scicustom score alchemy judge`, ScorerService.JudgeRecipes)."""
+    by_group: dict[str, list[Judgement]] = defaultdict(list)
+    for group, j in zip(groups, judgements, strict=True):
+        by_group[group].append(j)
+    return {
+        "suite": "alchemy",
+        "judge": judge,
+        "summary": judge_summary(judgements),
+        "by_model": {g: judge_summary(js) for g, js in sorted(by_group.items())},
+        "baselines": {"bleu": describe([b["bleu"] for b in baselines.values()]),
+                      "rouge_l": describe([b["rouge_l"] for b in baselines.values()])},
+        "agreement": agreement_report(ratings, judgements, baselines) if ratings else None,
+        "predictions": [
+            {"id": j.target_id, "group": g, "attempts": j.attempts, "problem": j.problem,
+             "scores": dict(j.scores.criteria) if j.scores else None,
+             "overall": j.scores.overall if j.scores else None,
+             "judge_overall": j.scores.judge_overall if j.scores else None,
+             "off_grid": list(j.scores.off_grid) if j.scores else [],
+             **baselines.get(j.target_id, {})}
+            for g, j in zip(groups, judgements, strict=True)
+        ],
+        "usage": usage,
+    }

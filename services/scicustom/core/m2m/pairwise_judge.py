@@ -22,6 +22,8 @@ from dataclasses import dataclass
 from itertools import combinations
 from typing import Any
 
+from scicustom.core.m2m.records import M2MRecords
+from scicustom.core.m2m.scoring import ScoredRow
 from scicustom.ports import LLM
 
 SYSTEM_PROMPT = "You are an expert battery materials scientist evaluating two AI-generated research hypotheses."
@@ -89,6 +91,21 @@ def parse_verdict(text: str) -> Verdict:
     if fragment:
         return Verdict(fragment.group(1), True)
     return Verdict(TIE, True)
+
+
+def answers_by_system(records: M2MRecords, rows: Sequence[ScoredRow], systems: Sequence[str]
+                      ) -> tuple[dict[str, dict[str, Answer]], dict[str, float]]:
+    """Each system's answers by paper id, and its mean cbs (the judge report's programmatic column)."""
+    answers: dict[str, dict[str, Answer]] = {}
+    cbs: dict[str, list[float]] = {}
+    fields = {name: records.text(name) for name in ("problem_statement", "battery_system",
+                                                    "failure_mode_or_limitation", "hypothesis")}
+    for i, (row, system) in enumerate(zip(rows, systems, strict=True)):
+        answers.setdefault(system, {})[row.paper_id] = Answer(
+            fields["problem_statement"][i], fields["battery_system"][i], fields["failure_mode_or_limitation"][i],
+            fields["hypothesis"][i])
+        cbs.setdefault(system, []).append(row.cbs)
+    return answers, {s: sum(v) / len(v) for s, v in cbs.items()}
 
 
 def judge_prompt(answer_a: Answer, answer_b: Answer) -> list[dict[str, str]]:
