@@ -13,8 +13,8 @@ from scicustom.grpc_server.server import start_server
 from scicustom.scorers import servicer as scorers
 from scicustom.selector import servicer as selector
 from scicustom.selector.v1 import selector_pb2, selector_pb2_grpc
+from tests.support.grpc_loopback import invalid_field
 from tests.unit.grpc_scorers_selector_generator.corpus_world import tagged_context
-from tests.unit.grpc_scorers_selector_generator.loopback import invalid_field
 
 NAMES = ["scicustom.selector.v1.SelectorService", "scicustom.generator.v1.GeneratorService",
          "scicustom.scorers.v1.ScorerService"]

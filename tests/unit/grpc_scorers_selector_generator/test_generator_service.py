@@ -26,8 +26,8 @@ from scicustom.generator.servicer import binding
 from scicustom.generator.v1 import generator_pb2 as pb
 from scicustom.generator.v1 import generator_pb2_grpc as pb_grpc
 from scicustom.ports import UnitScore
+from tests.support.grpc_loopback import invalid_field, loopback, rpc_error
 from tests.unit.grpc_scorers_selector_generator.corpus_world import empty_context, tagged_context
-from tests.unit.grpc_scorers_selector_generator.loopback import invalid_field, loopback, rpc_error
 
 SEED = 11
 WRITER_REPLY = json.dumps({"query": "Which part protects the viral genome?\nA. capsid\nB. ribosome\nC. mitochondrion\n"
@@ -50,7 +50,7 @@ class RecordingTagger:
 def world(tmp_path_factory):
     ctx = tagged_context(tmp_path_factory.mktemp("generator"))
     ctx.tagger = RecordingTagger([UnitScore("ns", 0.9), UnitScore("u3", 0.6)])
-    with loopback(binding(ctx)) as channel:
+    with loopback([binding(ctx)]) as channel:
         yield ctx, pb_grpc.GeneratorServiceStub(channel)
 
 
@@ -199,7 +199,7 @@ def test_llm_writer_and_its_fallback(tmp_path, recorded_llm):
     good, bad = items[anatomy[0]], items[anatomy[1]]
     recorded_llm.rules.append((good.question, WRITER_REPLY))
     recorded_llm.rules.append((bad.question, "Sorry, no JSON today."))
-    with loopback(binding(ctx)) as channel:
+    with loopback([binding(ctx)]) as channel:
         response = pb_grpc.GeneratorServiceStub(channel).ToMCQ(
             _by_id([good.id, bad.id], seed=SEED, mcq_writer_model="openai/writer", domain="Anatomy"), timeout=30)
     assert response.mcq_writer == "llm:openai/writer"
@@ -248,7 +248,7 @@ def test_unknown_items_and_an_empty_corpus(world, tmp_path):
     error = rpc_error(lambda: stub.ToMCQ(_by_id(["synthetic-0000"]), timeout=5))
     assert error.code() == grpc.StatusCode.NOT_FOUND
     assert error.details() == "items[0].item_id: 'synthetic-0000' is not a corpus item"
-    with loopback(binding(empty_context(tmp_path))) as channel:
+    with loopback([binding(empty_context(tmp_path))]) as channel:
         stub = pb_grpc.GeneratorServiceStub(channel)
         error = rpc_error(lambda: stub.ToMCQ(_by_id(["x"]), timeout=5))
         assert error.code() == grpc.StatusCode.FAILED_PRECONDITION

@@ -12,8 +12,8 @@ from scicustom.scorers.m2m_request import FIELDS
 from scicustom.scorers.servicer import binding
 from scicustom.scorers.v1 import scorers_pb2 as pb
 from scicustom.scorers.v1 import scorers_pb2_grpc as pb_grpc
+from tests.support.grpc_loopback import invalid_field, loopback
 from tests.unit.grpc_scorers_selector_generator.corpus_world import empty_context
-from tests.unit.grpc_scorers_selector_generator.loopback import invalid_field, loopback
 from tests.unit.m2m.synthetic_rows import synthetic_rows
 
 METRICS = ("rcf", "hpa", "msi", "sns", "ip", "pdq")
@@ -39,7 +39,7 @@ def sample_rows() -> list[dict[str, str]]:
 
 @pytest.fixture(scope="module")
 def stub(tmp_path_factory):
-    with loopback(binding(empty_context(tmp_path_factory.mktemp("m2m")))) as channel:
+    with loopback([binding(empty_context(tmp_path_factory.mktemp("m2m")))]) as channel:
         yield pb_grpc.ScorerServiceStub(channel)
 
 
@@ -117,7 +117,7 @@ def test_pairwise_llm_judge_goes_through_the_llm_port(tmp_path, recorded_llm):
         row["paper_id"] = f"p{int(row['paper_id'][-2:]) // 2}"
     request = pb.ScoreHypothesesRequest(records=[hypothesis(r) for r in rows], options=pb.M2MOptions(
         system_column="system", judge_models=["openai/judge-a"], judge_problems=3))
-    with loopback(binding(ctx)) as channel:
+    with loopback([binding(ctx)]) as channel:
         response = pb_grpc.ScorerServiceStub(channel).ScoreHypotheses(request, timeout=60)
     judge = json.loads(response.report_json)["pairwise_judge"]
     # A judge that always prefers the first answer flips on every swapped pair: all ties.

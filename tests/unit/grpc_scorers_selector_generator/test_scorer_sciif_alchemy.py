@@ -12,9 +12,9 @@ from scicustom.cli import main
 from scicustom.scorers.servicer import binding
 from scicustom.scorers.v1 import scorers_pb2 as pb
 from scicustom.scorers.v1 import scorers_pb2_grpc as pb_grpc
+from tests.support.grpc_loopback import invalid_field, loopback, rpc_error
 from tests.unit.alchemy.samples import judge_reply
 from tests.unit.grpc_scorers_selector_generator.corpus_world import empty_context
-from tests.unit.grpc_scorers_selector_generator.loopback import invalid_field, loopback, rpc_error
 from tests.unit.sciif.conftest import pointwise
 
 SYMBOLS = "Symbols & Constants Standardization"
@@ -51,13 +51,13 @@ def llm_stub(tmp_path, monkeypatch, recorded_llm):
     monkeypatch.setenv("TEST_LLM_KEY", "test")
     ctx = empty_context(tmp_path, llm_api_base=recorded_llm.api_base, llm_api_key="test",
                         llm_cache_dir=tmp_path / "service-cache")
-    with loopback(binding(ctx)) as channel:
+    with loopback([binding(ctx)]) as channel:
         yield pb_grpc.ScorerServiceStub(channel), ["--api-base", recorded_llm.api_base, "--api-key-env", "TEST_LLM_KEY"]
 
 
 @pytest.fixture(scope="module")
 def offline_stub(tmp_path_factory):
-    with loopback(binding(empty_context(tmp_path_factory.mktemp("scorers")))) as channel:
+    with loopback([binding(empty_context(tmp_path_factory.mktemp("scorers")))]) as channel:
         yield pb_grpc.ScorerServiceStub(channel)
 
 
@@ -211,7 +211,7 @@ def test_an_llm_that_stays_down_is_unavailable(tmp_path, recorded_llm):
     ctx = empty_context(tmp_path, llm_api_base=recorded_llm.api_base, llm_api_key="test", llm_max_retries=0)
     recorded_llm.fail_next = 100
     request = pb.JudgeRecipesRequest(predictions=predictions()[:1], judge="openai/judge")
-    with loopback(binding(ctx)) as channel:
+    with loopback([binding(ctx)]) as channel:
         error = rpc_error(lambda: pb_grpc.ScorerServiceStub(channel).JudgeRecipes(request, timeout=60))
     assert error.code() == grpc.StatusCode.UNAVAILABLE
     assert error.details().startswith("an LLM call failed after its retries")

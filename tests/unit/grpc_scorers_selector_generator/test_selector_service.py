@@ -12,15 +12,15 @@ from scicustom.core.proxy_subset import select_proxy_subset
 from scicustom.selector.servicer import binding
 from scicustom.selector.v1 import selector_pb2 as pb
 from scicustom.selector.v1 import selector_pb2_grpc as pb_grpc
+from tests.support.grpc_loopback import invalid_field, loopback, rpc_error
 from tests.unit.grpc_scorers_selector_generator.corpus_world import empty_context, tagged_context
-from tests.unit.grpc_scorers_selector_generator.loopback import invalid_field, loopback, rpc_error
 
 
 @pytest.fixture(scope="module")
 def world(tmp_path_factory):
     ctx = tagged_context(tmp_path_factory.mktemp("selector"))
     ids, matrix = ctx.corpus.load_embeddings(ctx.embedder.name)
-    with loopback(binding(ctx)) as channel:
+    with loopback([binding(ctx)]) as channel:
         yield pb_grpc.SelectorServiceStub(channel), {i: matrix[r] for r, i in enumerate(ids)}
 
 
@@ -62,7 +62,7 @@ def test_stored_scores_are_computed_once_then_read(tmp_path):
     items = sorted(ctx.corpus.load_items(), key=lambda it: it.id)[:30]
     ids = [it.id for it in items]
     ctx.corpus.add_intrinsic({ids[0]: (55.5, 3.25)})  # already known: not recomputed
-    with loopback(binding(ctx)) as channel:
+    with loopback([binding(ctx)]) as channel:
         stub = pb_grpc.SelectorServiceStub(channel)
         first = stub.SelectProxySubset(_request(ids, k2=5, samples=10, seed=1), timeout=30)
         assert first.scores_source == "stored" and first.scores_computed == 29
@@ -138,7 +138,7 @@ def test_unknown_items_and_an_empty_corpus(world, tmp_path):
     error = rpc_error(lambda: stub.SelectProxySubset(unknown, timeout=5))
     assert error.code() == grpc.StatusCode.NOT_FOUND
     assert error.details() == "items[1].id: 'nope-1' is not a corpus item with a stored embedding"
-    with loopback(binding(empty_context(tmp_path))) as channel:
+    with loopback([binding(empty_context(tmp_path))]) as channel:
         error = rpc_error(lambda: pb_grpc.SelectorServiceStub(channel).SelectProxySubset(
             _request(["a"]), timeout=5))
     assert error.code() == grpc.StatusCode.FAILED_PRECONDITION

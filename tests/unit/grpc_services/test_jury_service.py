@@ -14,8 +14,8 @@ from scicustom.jury.jury_worlds import JuryWorlds
 from scicustom.jury.servicer import SERVICE_NAME, JuryServicer, binding
 from scicustom.jury.v1 import jury_pb2 as pb
 from scicustom.jury.v1 import jury_pb2_grpc as pb_grpc
+from tests.support.grpc_loopback import health_status, loopback, reflected_services, rpc_error
 from tests.unit.grpc_services.corpus_home import corpus_items, empty_home, tagged_home
-from tests.unit.grpc_services.loopback import health_status, loopback, reflected_services, rpc_error
 
 TEXT = "virology: virus capsid, viral genome and virus replication in the host cell"
 DESCRIPTION = "virus capsid, viral genome and virus replication in the host cell"

@@ -15,8 +15,8 @@ from scicustom.grpc_server.server import ServiceBinding
 from scicustom.ontology.servicer import SERVICE_NAME, UNIT_SETS_PREFIX, OntologyServicer, binding
 from scicustom.ontology.v1 import ontology_pb2 as pb
 from scicustom.ontology.v1 import ontology_pb2_grpc as pb_grpc
+from tests.support.grpc_loopback import health_status, loopback, reflected_services, rpc_error
 from tests.unit.grpc_services.corpus_home import FILLER, empty_home
-from tests.unit.grpc_services.loopback import health_status, loopback, reflected_services, rpc_error
 
 OBO = pb.ONTOLOGY_FILE_FORMAT_OBO
 

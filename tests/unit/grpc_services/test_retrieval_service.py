@@ -14,8 +14,8 @@ from scicustom.core.candidates import order_candidates
 from scicustom.retrieval.servicer import SERVICE_NAME, binding
 from scicustom.retrieval.v1 import retrieval_pb2 as pb
 from scicustom.retrieval.v1 import retrieval_pb2_grpc as pb_grpc
+from tests.support.grpc_loopback import health_status, loopback, reflected_services, rpc_error
 from tests.unit.grpc_services.corpus_home import corpus_items, empty_home, item_vectors, tagged_home
-from tests.unit.grpc_services.loopback import health_status, loopback, reflected_services, rpc_error
 
 VOTED = [pb.VotedUnit(unit_id="u1", consensus_rank=1.0), pb.VotedUnit(unit_id="u4", consensus_rank=2.0)]
 

@@ -21,8 +21,8 @@ from scicustom.grpc_server.status_mapping import StatusMappingInterceptor
 from scicustom.ontology.v1 import ontology_pb2 as pb
 from scicustom.ontology.v1 import ontology_pb2_grpc as pb_grpc
 from scicustom.telemetry.grpc_tracing import TracingServerInterceptor
+from tests.support.grpc_loopback import health_status, loopback, reflected_services
 from tests.unit.grpc_services.corpus_home import empty_home, units_file
-from tests.unit.grpc_services.loopback import health_status, loopback, reflected_services
 
 MINE = {"ontology": "scicustom.ontology.v1.OntologyService", "tagger": "scicustom.tagger.v1.TaggerService",
         "jury": "scicustom.jury.v1.JuryService", "retrieval": "scicustom.retrieval.v1.RetrievalService"}

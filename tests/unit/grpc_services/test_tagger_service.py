@@ -15,8 +15,8 @@ from scicustom.ports import Tagger, UnitScore
 from scicustom.tagger.servicer import MAX_BATCH, SERVICE_NAME, binding
 from scicustom.tagger.v1 import tagger_pb2 as pb
 from scicustom.tagger.v1 import tagger_pb2_grpc as pb_grpc
+from tests.support.grpc_loopback import health_status, loopback, reflected_services, rpc_error
 from tests.unit.grpc_services.corpus_home import empty_home
-from tests.unit.grpc_services.loopback import health_status, loopback, reflected_services, rpc_error
 
 
 class KeywordTagger(Tagger):

@@ -19,7 +19,7 @@ from scicustom.ingest.servicer import SERVICE_NAME, binding
 from scicustom.ingest.v1 import ingest_pb2 as pb
 from scicustom.ingest.v1 import ingest_pb2_grpc as pb_grpc
 from scicustom.workers.topics import ITEMS_IMPORTED, ITEMS_INDEXED, Topics
-from tests.unit.grpc_services.loopback import health_status, loopback, rpc_error
+from tests.support.grpc_loopback import health_status, loopback, rpc_error
 from tests.unit.ingest_pipeline.conftest import PREFIX, envelopes, make_context, records, run_workers
 
 

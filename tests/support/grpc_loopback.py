@@ -60,3 +60,10 @@ def rpc_error(call: Callable[[], Any]) -> grpc.RpcError:
     except grpc.RpcError as exc:
         return exc
     raise AssertionError("the call succeeded")
+
+
+def invalid_field(call: Callable[[], Any]) -> str:
+    """The `field: problem` message of a call that must end INVALID_ARGUMENT."""
+    error = rpc_error(call)
+    assert error.code() == grpc.StatusCode.INVALID_ARGUMENT, error.details()
+    return str(error.details())
