@@ -203,7 +203,8 @@ def test_graceful_shutdown_refuses_new_calls_and_lets_the_call_in_flight_finish(
         try:
             _call(channel, "Echo", timeout=2)
         except grpc.RpcError as error:
-            assert error.code() == grpc.StatusCode.UNAVAILABLE
+            # Refused at the door, or accepted in the last instant and cancelled by the stop.
+            assert error.code() in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED)
             break
         time.sleep(0.01)
     else:
