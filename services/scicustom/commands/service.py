@@ -11,7 +11,7 @@ import importlib
 import logging
 from typing import TYPE_CHECKING
 
-from scicustom.core.errors import InvalidInput
+from scicustom.core.errors import InvalidInput, PreconditionFailed
 
 if TYPE_CHECKING:
     import grpc
@@ -28,6 +28,9 @@ SERVICES = {
     "builds": "scicustom.builds.servicer",
     "ingest": "scicustom.ingest.servicer",
 }
+
+
+EVENT_DRIVEN = ("builds", "ingest")
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -62,6 +65,10 @@ def run_service(args: argparse.Namespace) -> int:
 
     configure_tracing(f"scicustom-{args.name}")
     ctx = Context()
+    if args.name in EVENT_DRIVEN and not ctx.cluster:
+        # Their work happens in Kafka workers; an in-process bus in a lone server reaches none.
+        raise PreconditionFailed(f"the {args.name} service needs the cluster profile (Kafka and the stage "
+                                 "workers); embedded, use `scicustom build` / `scicustom corpus import`")
     settings = ctx.settings
     binding = importlib.import_module(module_name).binding(ctx)
     # The request log and the server's own lines are the service's output: show them at INFO.

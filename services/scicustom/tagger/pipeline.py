@@ -159,7 +159,8 @@ def train(inputs: TrainingInputs, root: Path, plan: DataPlan | None = None, conf
     train_rows = tokenizer.ids([ex.text for ex in data.train])
     val_rows = tokenizer.ids([ex.text for ex in data.validation])
     model = StaticTokenTagger(inputs.token_vectors, idf_log_weights(train_rows, tokenizer.vocab_size),
-                              len(catalog.units), hidden=config.hidden, dropout=config.dropout)
+                              len(catalog.units), hidden=config.hidden, dropout=config.dropout,
+                              unit_votes=config.unit_votes)
     weights = np.ones(len(data.train), dtype=np.float32)
     history = train_tagger(model, train_rows, _label_columns(data.train, column), weights, len(catalog.units), config)
     val_scores = predict_scores(model, val_rows)

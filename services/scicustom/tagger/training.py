@@ -6,6 +6,7 @@ import logging
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import torch
@@ -26,6 +27,8 @@ class TrainConfig:
     hidden: int = 512
     dropout: float = 0.1
     token_dropout: float = 0.1
+    unit_votes: bool = False  # the per-token unit-vote branch of network.py
+    vote_learning_rate: float = 0.02
     seed: int = 0
 
 
@@ -53,8 +56,10 @@ def train_tagger(model: StaticTokenTagger, token_rows: Sequence[Sequence[int]], 
         model.head[-1].bias.copy_(torch.from_numpy(np.log(prior / (1 - prior)).astype(np.float32)))
     lengths = np.array([len(r) for r in token_rows])
     dense = torch.optim.Adam([*model.head.parameters(), *model.norm.parameters()], lr=config.learning_rate)
-    sparse = torch.optim.SparseAdam([model.embedding.weight, model.log_weight.weight],
-                                    lr=config.embedding_learning_rate)
+    sparse_groups: list[dict[str, Any]] = [{"params": [model.embedding.weight, model.log_weight.weight]}]
+    if model.votes is not None:
+        sparse_groups.append({"params": [model.votes.weight], "lr": config.vote_learning_rate})
+    sparse = torch.optim.SparseAdam(sparse_groups, lr=config.embedding_learning_rate)
     loss_fn = nn.BCEWithLogitsLoss(reduction="none")
     history = []
     model.train()

@@ -50,6 +50,8 @@ def test_the_name_table_covers_the_platform_and_the_interceptor_order():
     (["service", "nope"], "scicustom: error: name: 'nope' is not one of ontology, tagger, jury"),
     (["service", "ontology", "--port", "70000"], "scicustom: error: --port: 70000 is not a port"),
     (["service", "ontology", "--port", "-1"], "scicustom: error: --port: -1 is not a port"),
+    (["--profile", "local", "service", "builds"], "scicustom: error: the builds service needs the cluster profile"),
+    (["--profile", "local", "service", "ingest"], "scicustom: error: the ingest service needs the cluster profile"),
 ])
 def test_bad_input_exits_2_with_one_line(argv, message, capsys):
     assert main(argv) == 2
