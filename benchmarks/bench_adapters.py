@@ -31,12 +31,12 @@ from scicustom.adapters.kafka_bus import KafkaEventBus  # noqa: E402
 from scicustom.adapters.memory_bus import InMemoryEventBus  # noqa: E402
 from scicustom.adapters.minio_store import MinioObjectStore  # noqa: E402
 from scicustom.core.voting import aggregate_votes  # noqa: E402
-from scicustom.ports import EventBus, IndexedItem, ObjectStore  # noqa: E402
 from scicustom.devstack.real_servers import (  # noqa: E402
     start_noida_elasticsearch,
     start_seaweedfs,
     start_tansu,
 )
+from scicustom.ports import EventBus, IndexedItem, ObjectStore  # noqa: E402
 
 DIMS = 384
 UNITS = [f"ku_{i:03d}" for i in range(642)]

@@ -3,8 +3,8 @@
 
 Texts are corpus items of SCICUSTOM_HOME (question + answer, as `corpus tag` reads them), or
 composed queries when the corpus is empty. The model is the current trained tagger of that home;
-without one, an untrained network of the production shape (30,522 x 384 token vectors, 642 units)
-is exported: tagging cost depends on the shape, not on the weights.
+without one, an untrained ensemble of the production shape (TrainConfig's members, each 30,522 x 384
+token vectors, 642 units) is exported: tagging cost depends on the shape, not on the weights.
 """
 
 from __future__ import annotations
@@ -57,10 +57,12 @@ def artifact_home(ctx: Context, scratch: Path) -> tuple[Path, str]:
     from scicustom.tagger.onnx_export import export_onnx
 
     units = ctx.catalog.units
+    from scicustom.tagger.training import TrainConfig
+
     rng = np.random.default_rng(0)
-    model = StaticTokenTagger(rng.normal(size=(30522, 384)).astype(np.float32), np.zeros(30522, np.float32),
-                              len(units))
-    save_artifact(tagger_root(scratch), export_onnx(model), minilm_path() / "tokenizer.json",
+    members = [StaticTokenTagger(rng.normal(size=(30522, 384)).astype(np.float32), np.zeros(30522, np.float32),
+                                 len(units)) for _ in TrainConfig().ensemble_embedding_factors]
+    save_artifact(tagger_root(scratch), export_onnx(members), minilm_path() / "tokenizer.json",
                   [u.id for u in units], [u.name for u in units], [u.domain for u in units],
                   np.full(len(units), 0.5, np.float32), 256, 8, {"note": "untrained, benchmark shape"})
     return scratch, "untrained network of the production shape (no trained tagger in this home)"

@@ -20,7 +20,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
     train = actions.add_parser("train", help="train on synthetic + weakly labelled real queries, export ONNX")
     _units_flag(train)
-    train.add_argument("--synthetic", type=int, default=40000, help="synthetic training queries")
+    train.add_argument("--synthetic", type=int, default=160000, help="synthetic training queries")
     train.add_argument("--epochs", type=int, default=6)
     train.add_argument("--keyword-heldout", type=float, default=0.0,
                        help="share of each K_v kept out of training and used alone by the test queries "

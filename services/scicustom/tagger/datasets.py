@@ -37,7 +37,7 @@ from scicustom.core.units import UnitCatalog
 
 @dataclass(frozen=True)
 class DataPlan:
-    synthetic: int = 40000
+    synthetic: int = 160000
     synthetic_validation: int = 3000
     paper_test: int = 1000
     keyword_heldout: float = 0.2

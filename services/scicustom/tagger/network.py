@@ -4,28 +4,25 @@ No attention: a text costs one gather and a sum per token, so CPU tagging runs a
 texts per second. Token vectors start from MiniLM (token_vectors.py) and a learned per-token
 weight lets the model ignore template and function words. MiniLM vectors share a large common
 direction; the batch norm removes it so the head sees the differences between texts. (A max-pooled
-width-3 convolution branch was tried: 2.4x slower to train, no better after an epoch.)
+width-3 convolution branch was tried: 2.4x slower to train, no better after an epoch; so was a
+per-token linear unit-vote branch: it memorised the training queries, paper-protocol micro-F1 0.44.)
 
-With `unit_votes`, every token also carries a learned vote per unit, averaged with the same token
-weights and added to the head's logits: a linear bag-of-words branch. A query naming five units
-keeps five separate signals there, where the pooled vector blurs them into one point.
+The exported model averages the probabilities of several such networks (ScoringGraph): members whose
+token vectors were tuned at different rates err differently, and each costs only a gather and a sum.
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 import numpy as np
 import torch
 from torch import nn
 
 
-# Adam moves a vote by about its learning rate per step whatever the gradient; scaling the weighted
-# mean by a typical query length lets a keyword's votes reach a decisive logit in a few hundred steps.
-VOTE_SCALE = 32.0
-
-
 class StaticTokenTagger(nn.Module):
     def __init__(self, token_vectors: np.ndarray, token_log_weights: np.ndarray, n_units: int,
-                 hidden: int = 512, dropout: float = 0.1, unit_votes: bool = False) -> None:
+                 hidden: int = 512, dropout: float = 0.1) -> None:
         super().__init__()
         vocab, dim = token_vectors.shape
         # Sparse gradients: a batch touches a few thousand of the 30k rows.
@@ -37,33 +34,29 @@ class StaticTokenTagger(nn.Module):
         self.norm = nn.BatchNorm1d(dim)
         self.head = nn.Sequential(nn.Linear(dim, hidden), nn.GELU(), nn.Dropout(dropout),
                                   nn.Linear(hidden, n_units))
-        # Starts at zero: training begins as the plain pooled model.
-        self.votes = nn.Embedding(vocab, n_units, sparse=True) if unit_votes else None
-        if self.votes is not None:
-            nn.init.zeros_(self.votes.weight)
 
-    def _token_weights(self, input_ids: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:
-        """Per token, its share of the text: exp(log weight), masked, normalised to sum 1."""
-        weights = torch.exp(self.log_weight(input_ids).squeeze(-1)) * attention_mask.to(torch.float32)
-        return weights / weights.sum(dim=1, keepdim=True).clamp_min(1e-6)
+    def pooled(self, input_ids: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:
+        mask = attention_mask.to(torch.float32)
+        weights = torch.exp(self.log_weight(input_ids).squeeze(-1)) * mask
+        summed = (self.embedding(input_ids) * weights.unsqueeze(-1)).sum(dim=1)
+        return self.norm(summed / weights.sum(dim=1, keepdim=True).clamp_min(1e-6))
 
     def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:
-        weights = self._token_weights(input_ids, attention_mask).unsqueeze(-1)
-        logits = self.head(self.norm((self.embedding(input_ids) * weights).sum(dim=1)))
-        if self.votes is not None:
-            logits = logits + VOTE_SCALE * (self.votes(input_ids) * weights).sum(dim=1)
-        return logits
+        return self.head(self.pooled(input_ids, attention_mask))
 
 
 class ScoringGraph(nn.Module):
-    """What is exported to ONNX: ids and mask in, per-unit probabilities out."""
+    """What is exported to ONNX: ids and mask in, per-unit probabilities (the members' mean) out."""
 
-    def __init__(self, tagger: StaticTokenTagger) -> None:
+    def __init__(self, members: Sequence[StaticTokenTagger]) -> None:
         super().__init__()
-        self.tagger = tagger
+        if not members:
+            raise ValueError("a scoring graph needs at least one network")
+        self.members = nn.ModuleList(members)
 
     def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:
-        return torch.sigmoid(self.tagger(input_ids, attention_mask))
+        probabilities = [torch.sigmoid(member(input_ids, attention_mask)) for member in self.members]
+        return torch.stack(probabilities).mean(dim=0)
 
 
 def idf_log_weights(token_rows: list[list[int]], vocab: int) -> np.ndarray:

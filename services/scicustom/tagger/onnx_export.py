@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import warnings
+from collections.abc import Sequence
 
 import torch
 
@@ -15,9 +16,10 @@ SCORES = "scores"
 OPSET = 17
 
 
-def export_onnx(model: StaticTokenTagger) -> bytes:
+def export_onnx(model: StaticTokenTagger | Sequence[StaticTokenTagger]) -> bytes:
+    """One network, or an ensemble whose probabilities the graph averages."""
     # The wrapper must be in eval mode too: export restores the wrapper's mode on every submodule.
-    graph = ScoringGraph(model).eval()
+    graph = ScoringGraph([model] if isinstance(model, StaticTokenTagger) else model).eval()
     example = torch.ones((2, 4), dtype=torch.int64)
     sink = io.BytesIO()
     with warnings.catch_warnings():

@@ -38,7 +38,7 @@ from scicustom.tagger.datasets import DataPlan, DataSets, build_datasets, paper_
 from scicustom.tagger.evaluation import paper_protocol, real_agreement, weak_label_f1
 from scicustom.tagger.network import StaticTokenTagger, idf_log_weights
 from scicustom.tagger.onnx_export import export_onnx
-from scicustom.tagger.training import TrainConfig, predict_scores, train_tagger
+from scicustom.tagger.training import TrainConfig, ensemble_scores, train_tagger
 
 log = logging.getLogger(__name__)
 
@@ -158,12 +158,16 @@ def train(inputs: TrainingInputs, root: Path, plan: DataPlan | None = None, conf
     started = time.perf_counter()
     train_rows = tokenizer.ids([ex.text for ex in data.train])
     val_rows = tokenizer.ids([ex.text for ex in data.validation])
-    model = StaticTokenTagger(inputs.token_vectors, idf_log_weights(train_rows, tokenizer.vocab_size),
-                              len(catalog.units), hidden=config.hidden, dropout=config.dropout,
-                              unit_votes=config.unit_votes)
+    log_weights = idf_log_weights(train_rows, tokenizer.vocab_size)
+    labels = _label_columns(data.train, column)
     weights = np.ones(len(data.train), dtype=np.float32)
-    history = train_tagger(model, train_rows, _label_columns(data.train, column), weights, len(catalog.units), config)
-    val_scores = predict_scores(model, val_rows)
+    members, histories = [], []
+    for member_config in config.members():
+        model = StaticTokenTagger(inputs.token_vectors, log_weights, len(catalog.units),
+                                  hidden=member_config.hidden, dropout=member_config.dropout)
+        histories.append(train_tagger(model, train_rows, labels, weights, len(catalog.units), member_config))
+        members.append(model)
+    val_scores = ensemble_scores(members, val_rows)
     gold = np.zeros_like(val_scores, dtype=bool)
     for r, cols in enumerate(_label_columns(data.validation, column)):
         gold[r, cols] = True
@@ -179,13 +183,13 @@ def train(inputs: TrainingInputs, root: Path, plan: DataPlan | None = None, conf
     examples = {"train": len(data.train), "validation": len(data.validation), "paper_test": len(data.paper_test),
                 "real_heldout_items": len(data.heldout_items), **{f"train_{k}": v for k, v in sorted(origins.items())}}
     records: dict[str, Any] = {
-        "training": {"seconds": round(train_seconds, 1), "epoch_losses": [round(x, 4) for x in history],
+        "training": {"seconds": round(train_seconds, 1), "epoch_losses": [[round(x, 4) for x in h] for h in histories],
                      "config": asdict(config), "plan": plan.as_dict(), "examples": examples,
                      "global_threshold": global_t, "validation_micro_f1_exact": round(val_f1, 4),
                      "units_source": inputs.units_source, "units_digest": _catalog_digest(catalog),
                      "writer": (inputs.writer.name if inputs.writer else "offline-composer"), **inputs.extra_records},
     }
-    artifact = save_artifact(root, export_onnx(model), inputs.tokenizer_json, [u.id for u in catalog.units],
+    artifact = save_artifact(root, export_onnx(members), inputs.tokenizer_json, [u.id for u in catalog.units],
                              [u.name for u in catalog.units], [u.domain for u in catalog.units], thresholds,
                              MAX_TOKENS, MAX_UNITS, records, make_current=make_current)
     evaluation = evaluate(inputs, OnnxTagger(artifact.directory), plan, data)

@@ -5,8 +5,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, replace
 
 import numpy as np
 import torch
@@ -27,9 +26,17 @@ class TrainConfig:
     hidden: int = 512
     dropout: float = 0.1
     token_dropout: float = 0.1
-    unit_votes: bool = False  # the per-token unit-vote branch of network.py
-    vote_learning_rate: float = 0.02
     seed: int = 0
+    # The ensemble: one network per factor, its token vectors tuned at embedding_learning_rate * factor,
+    # seeded seed + its index; their probabilities are averaged. Measured on the 642 units with 40k
+    # synthetic queries: one network 0.569 paper-protocol micro-F1, these three 0.599.
+    ensemble_embedding_factors: tuple[float, ...] = (1.0, 0.1, 1.0)
+
+    def members(self) -> list[TrainConfig]:
+        """One single-network config per ensemble member."""
+        return [replace(self, seed=self.seed + i, embedding_learning_rate=self.embedding_learning_rate * f,
+                        ensemble_embedding_factors=(1.0,))
+                for i, f in enumerate(self.ensemble_embedding_factors)]
 
 
 def _batches(lengths: np.ndarray, batch_size: int, rng: np.random.Generator) -> list[np.ndarray]:
@@ -56,10 +63,8 @@ def train_tagger(model: StaticTokenTagger, token_rows: Sequence[Sequence[int]], 
         model.head[-1].bias.copy_(torch.from_numpy(np.log(prior / (1 - prior)).astype(np.float32)))
     lengths = np.array([len(r) for r in token_rows])
     dense = torch.optim.Adam([*model.head.parameters(), *model.norm.parameters()], lr=config.learning_rate)
-    sparse_groups: list[dict[str, Any]] = [{"params": [model.embedding.weight, model.log_weight.weight]}]
-    if model.votes is not None:
-        sparse_groups.append({"params": [model.votes.weight], "lr": config.vote_learning_rate})
-    sparse = torch.optim.SparseAdam(sparse_groups, lr=config.embedding_learning_rate)
+    sparse = torch.optim.SparseAdam([model.embedding.weight, model.log_weight.weight],
+                                    lr=config.embedding_learning_rate)
     loss_fn = nn.BCEWithLogitsLoss(reduction="none")
     history = []
     model.train()
@@ -89,6 +94,11 @@ def train_tagger(model: StaticTokenTagger, token_rows: Sequence[Sequence[int]], 
         log.info("epoch %d: loss %.4f (%.0f s)", epoch + 1, history[-1], time.perf_counter() - started)
     model.eval()
     return history
+
+
+def ensemble_scores(members: Sequence[StaticTokenTagger], token_rows: Sequence[Sequence[int]]) -> np.ndarray:
+    """The members' mean probabilities, as the exported graph computes them."""
+    return np.asarray(np.mean([predict_scores(m, token_rows) for m in members], axis=0), dtype=np.float32)
 
 
 def predict_scores(model: StaticTokenTagger, token_rows: Sequence[Sequence[int]], batch_size: int = 1024) -> np.ndarray:
