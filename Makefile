@@ -55,7 +55,7 @@ proto-check: deps
 	$(BIN)/python scripts/gen_protos.py --check
 
 lint: deps
-	$(BIN)/ruff check services tests scripts
+	$(BIN)/ruff check services tests scripts benchmarks
 	$(BIN)/mypy
 
 # Helm chart gate (offline): helm lint --strict, validated renders of k8s/examples, golden renders.
