@@ -187,9 +187,13 @@ def start_seaweedfs(work: Path, bucket: str = "scicustom-test") -> S3Server:
     endpoint = f"127.0.0.1:{ports['s3.port']}"
 
     def ready(_: ServerProcess) -> bool:
+        import urllib3
         from minio import Minio
 
-        return Minio(endpoint, access_key=access_key, secret_key=secret_key, secure=False).bucket_exists(bucket)
+        # No client-side retries while polling: each refused connection would log a warning.
+        http = urllib3.PoolManager(retries=urllib3.Retry(total=0), timeout=urllib3.Timeout(connect=1, read=2))
+        return Minio(endpoint, access_key=access_key, secret_key=secret_key, secure=False,
+                     http_client=http).bucket_exists(bucket)
 
     process = start_process("seaweedfs", argv, work, ready, env)
     return S3Server(endpoint, access_key, secret_key, bucket, process)
