@@ -84,8 +84,3 @@ def get_artifact(store: ObjectStore, ref: ev.ArtifactRef) -> bytes:
     if hashlib.sha256(data).hexdigest() != ref.sha256:
         raise PoisonEvent(f"artifact {ref.key} does not match its sha256 {ref.sha256}")
     return data
-
-
-def get_json(store: ObjectStore, ref: ev.ArtifactRef) -> Any:
-    return json.loads(get_artifact(store, ref))
-
