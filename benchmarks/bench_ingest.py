@@ -36,6 +36,7 @@ from scicustom.adapters.filesystem_store import FilesystemObjectStore  # noqa: E
 from scicustom.adapters.parquet_corpus import CorpusRepository  # noqa: E402
 from scicustom.bootstrap import EMBEDDING_DIMS, Context  # noqa: E402
 from scicustom.core.corpus_item import CorpusItem  # noqa: E402
+from scicustom.devstack.real_servers import start_noida_elasticsearch, start_seaweedfs, start_tansu  # noqa: E402
 from scicustom.ingest.batch_stages import index_batch, tag_batch  # noqa: E402
 from scicustom.ingest.batch_submission import publish_batch, read_packaged  # noqa: E402
 from scicustom.ingest.item_batches import BatchKeys, WrittenBatch, write_imported  # noqa: E402
@@ -48,7 +49,6 @@ from tests.support.ingest_harness import (  # noqa: E402
     ensure_ingest_topics,
     read_envelopes,
 )
-from tests.support.real_servers import start_noida_elasticsearch, start_seaweedfs, start_tansu  # noqa: E402
 
 SOURCES = ["mmlu", "medmcqa", "sciq", "arc"]
 CALIBRATION_ITEMS = 200  # MMLU items the zero-shot threshold is calibrated on, as `corpus tag` does
