@@ -137,9 +137,9 @@ class BuildStageHandler:
         store = self.ctx.store
         if not store.exists(records.manifest_key):
             started = time.perf_counter()
-            pipeline, requirement = self._pipeline(spec)
+            requirement = spec.validate()
             world, versions = self.worlds.get(requirement, spec)
-            result = pipeline.assemble(
+            result = BuildPipeline(world).assemble(
                 VotedUnits.from_record(records.stage_record("vote")),
                 CandidateList.from_record(records.stage_record("candidates")),
                 CutoffStage.from_record(records.stage_record("cutoff")),
