@@ -34,8 +34,10 @@ REPO = Path(__file__).resolve().parents[2]
 VIROLOGY = RESOURCES / "requirements/healthcare_virology.yaml"
 BUILD_ARGS = ["--requirement", str(VIROLOGY), "--k2", "12", "--proxy-samples", "20"]
 SLICE = ["--limit-per-source", "100"]  # >= 50 MMLU items for the zero-shot calibration
+# Shared caches, and shorter perplexity contexts to keep the two corpus loads quick (both modes alike).
 CACHES = {"SCICUSTOM_WHEEL_CACHE_DIR": str(REPO / ".scicustom/cache/wheels"),
-          "SCICUSTOM_MODEL_CACHE_DIR": str(REPO / ".scicustom/cache/models")}
+          "SCICUSTOM_MODEL_CACHE_DIR": str(REPO / ".scicustom/cache/models"),
+          "SCICUSTOM_PERPLEXITY_MAX_QUESTION_TOKENS": "64"}
 WORKER_GROUPS = {"early": ["vote", "candidates"], "cutoff": ["cutoff"], "late": ["select", "generate", "complete"]}
 
 
