@@ -8,28 +8,17 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from opentelemetry import trace
-
-from scicustom.ports import LLM, Completion
-from scicustom.telemetry.port_spans import PortSpans
+from scicustom.ports import Completion
+from scicustom.telemetry.port_spans import TracedPort
 
 # Request parameters recorded when given, as gen_ai.request.<name>.
 RECORDED_PARAMS = ("temperature", "max_tokens", "top_p", "seed")
 
 
-class TracedLLM:
+class TracedLLM(TracedPort):
     """Spans `llm.complete`: model, message count, numeric sampling parameters, then the response
     model, token counts, cost and whether the answer came from the cache. Everything else of the
     wrapped adapter (e.g. `.usage`) is reachable through the wrapper."""
-
-    def __init__(self, inner: LLM, tracer_provider: trace.TracerProvider | None = None) -> None:
-        self.inner = inner
-        self._spans = PortSpans(inner, tracer_provider)
-
-    def __getattr__(self, name: str) -> Any:
-        if name == "inner":  # not set yet (copy, unpickling): no recursion
-            raise AttributeError(name)
-        return getattr(self.inner, name)
 
     def complete(self, model: str, messages: Sequence[Mapping[str, str]], **params: Any) -> Completion:
         attributes: dict[str, Any] = {"gen_ai.operation.name": "chat", "gen_ai.request.model": model,

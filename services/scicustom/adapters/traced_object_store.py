@@ -2,26 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from opentelemetry import trace
-
-from scicustom.ports import ObjectStore
-from scicustom.telemetry.port_spans import PortSpans
+from scicustom.telemetry.port_spans import TracedPort
 
 
-class TracedObjectStore:
+class TracedObjectStore(TracedPort):
     """Spans `store.<method>` with the key (or prefix), byte sizes and result counts. Results and
     exceptions pass through unchanged; other attributes of the wrapped store are reachable here."""
-
-    def __init__(self, inner: ObjectStore, tracer_provider: trace.TracerProvider | None = None) -> None:
-        self.inner = inner
-        self._spans = PortSpans(inner, tracer_provider)
-
-    def __getattr__(self, name: str) -> Any:
-        if name == "inner":  # not set yet (copy, unpickling): no recursion
-            raise AttributeError(name)
-        return getattr(self.inner, name)
 
     def put_bytes(self, key: str, data: bytes) -> None:
         with self._spans.span("store.put_bytes", {"scicustom.store.key": key, "scicustom.store.bytes": len(data)}):

@@ -15,20 +15,13 @@ from opentelemetry import trace
 
 from scicustom.core.candidates import Candidate
 from scicustom.ports import IndexedItem, SearchIndex, UnitIndex, VectorIndex
-from scicustom.telemetry.port_spans import PortSpans
+from scicustom.telemetry.port_spans import TracedPort
 
 UNIT_METHODS = ("item_ids", "items_with_units", "unit_counts", "ordered_candidates")
 
 
-class _TracedIndex:
-    def __init__(self, inner: Any, tracer_provider: trace.TracerProvider | None = None) -> None:
-        self.inner = inner
-        self._spans = PortSpans(inner, tracer_provider)
-
-    def __getattr__(self, name: str) -> Any:
-        if name == "inner":  # not set yet (copy, unpickling): no recursion
-            raise AttributeError(name)
-        return getattr(self.inner, name)
+class _TracedIndex(TracedPort):
+    """Spans carry `index.<method>` names; the subclasses add the methods of each index port."""
 
 
 class TracedUnitIndex(_TracedIndex):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
 from opentelemetry import trace
 from opentelemetry.trace import Span, SpanKind
@@ -27,3 +28,17 @@ class PortSpans:
                                                 attributes={"scicustom.adapter": self.adapter_name,
                                                             **attributes}) as span:
             yield span
+
+
+class TracedPort:
+    """Base of the traced wrappers: holds the wrapped adapter and its spans, and passes every other
+    attribute (e.g. `.usage`, `.save`) through to it, untraced."""
+
+    def __init__(self, inner: Any, tracer_provider: trace.TracerProvider | None = None) -> None:
+        self.inner = inner
+        self._spans = PortSpans(inner, tracer_provider)
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "inner":  # not set yet (copy, unpickling): no recursion
+            raise AttributeError(name)
+        return getattr(self.inner, name)
