@@ -9,13 +9,12 @@ from pathlib import Path
 
 import numpy as np
 
-from scicustom.adapters.sparse_unit_index import SparseUnitIndex
 from scicustom.bootstrap import Context
 from scicustom.config import Settings
 from scicustom.core.corpus_item import CorpusItem, make_item
-from scicustom.ingest.corpus_tagging import CURRENT_INDEX_KEY
 from tests.support.hashing_embedder import HashingEmbedder
 from tests.support.synthetic_world import TOPICS
+from tests.support.tagged_store import store_tagged_corpus
 
 TAGGER_VERSION = "test-tagger-v1"
 
@@ -74,13 +73,5 @@ def corpus_items(per_topic: int = 15) -> tuple[list[CorpusItem], dict[str, list[
 def tagged_context(tmp_path: Path, per_topic: int = 15, **settings: object) -> Context:
     ctx = empty_context(tmp_path, **settings)
     items, tags = corpus_items(per_topic)
-    ctx.corpus.save_items(items)
-    ids = sorted(it.id for it in items)
-    by_id = {it.id: it for it in items}
-    ctx.corpus.add_embeddings(ctx.embedder.name, ids, ctx.embedder.encode([by_id[i].text for i in ids]))
-    ctx.corpus.save_tags(TAGGER_VERSION, tags)
-    index_key = f"index/{TAGGER_VERSION}/unit_index.npz"
-    SparseUnitIndex.from_tags(tags, [u.id for u in ctx.catalog.units]).save(ctx.store, index_key)
-    ctx.store.put_bytes(CURRENT_INDEX_KEY, json.dumps({"tagger_version": TAGGER_VERSION,
-                                                       "index_key": index_key}).encode())
+    store_tagged_corpus(ctx, items, tags, TAGGER_VERSION)
     return ctx
