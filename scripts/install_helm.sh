@@ -56,4 +56,4 @@ for tool in helm kubectl; do
   mv -f "${BIN}/.${tool}.partial" "${BIN}/${tool}"
 done
 "${BIN}/helm" version --short
-"${BIN}/kubectl" version --client | head -1
+"${BIN}/kubectl" version --client
