@@ -114,7 +114,7 @@ def test_cluster_build_is_byte_identical_to_the_embedded_build(cluster: Cluster)
     assert distributed == embedded  # every file, not only the benchmark
 
 
-def _wait(stub: pb_grpc.BuildServiceStub, build_id: str, predicate, timeout_s: float = 900) -> pb.Build:
+def _wait(stub: pb_grpc.BuildServiceStub, build_id: str, predicate, timeout_s: float = 300) -> pb.Build:
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         build = stub.GetBuild(pb.GetBuildRequest(build_id=build_id), timeout=30)
@@ -139,15 +139,19 @@ def _benchmark(cluster: Cluster, build: pb.Build) -> bytes:
 
 def test_worker_killed_mid_build_resumes_with_nothing_lost_or_duplicated(cluster: Cluster) -> None:
     stub = cluster.stub()
+    victim = cluster.processes["cutoff"]
+    # With a warm world a whole build takes about two seconds, too quick to catch a stage by
+    # polling. Freezing the cutoff worker first pins the build between candidates and cutoff:
+    # its consumer holds the partition, fetches nothing and commits nothing until it is killed.
+    os.kill(victim.popen.pid, signal.SIGSTOP)  # our own worker process, by its PID
     build = stub.CreateBuild(_request(), timeout=60)
 
-    def cutoff_running(b: pb.Build) -> bool:
-        done = {s.stage for s in b.stages if s.done}
-        return "candidates" in done and "cutoff" not in done
+    def waiting_for_cutoff(b: pb.Build) -> bool:
+        return "candidates" in {s.stage for s in b.stages if s.done}
 
-    _wait(stub, build.build_id, cutoff_running)
-    victim = cluster.processes["cutoff"]
-    os.kill(victim.popen.pid, signal.SIGKILL)  # our own worker process, by its PID
+    stalled = _wait(stub, build.build_id, waiting_for_cutoff)
+    assert "cutoff" not in {s.stage for s in stalled.stages if s.done}
+    os.kill(victim.popen.pid, signal.SIGKILL)
     victim.popen.wait()
     assert _wait(stub, build.build_id, lambda b: True).state != pb.BUILD_STATE_SUCCEEDED
     cluster.restart_worker("cutoff")

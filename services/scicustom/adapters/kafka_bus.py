@@ -5,7 +5,9 @@ Topics are created on first use with the bus's default partition count unless `e
 made them first. A commit first flushes the producer, so the events a handler published are on
 the broker before the event that caused them counts as handled. A commit the group coordinator
 rejects because a rebalance took the partitions away is dropped with a warning: the records go to
-their new owner again, which is what at-least-once asks.
+their new owner again, which is what at-least-once asks. So is a commit that misses its deadline
+(kafka-python would otherwise retry an unreachable coordinator forever): the next commit covers
+its offsets, and a rebalance before then redelivers them to idempotent handlers.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from typing import Any
 
 from kafka import KafkaAdminClient, KafkaConsumer, KafkaProducer
 from kafka.admin import NewTopic
-from kafka.errors import CommitFailedError, RebalanceInProgressError, TopicAlreadyExistsError
+from kafka.errors import CommitFailedError, KafkaTimeoutError, RebalanceInProgressError, TopicAlreadyExistsError
 
 from scicustom.adapters.bus_subscription import Subscription
 from scicustom.adapters.event_json import encode_payload
@@ -30,7 +32,7 @@ log = logging.getLogger(__name__)
 
 class KafkaEventBus:
     def __init__(self, bootstrap: str, *, client_id: str = "scicustom", default_partitions: int = 1,
-                 session_timeout_ms: int = 6000, flush_timeout_s: float = 60.0,
+                 session_timeout_ms: int = 6000, flush_timeout_s: float = 60.0, commit_timeout_s: float = 30.0,
                  security: Mapping[str, str] | None = None) -> None:
         self.bootstrap = bootstrap
         # security_protocol, sasl_mechanism, sasl_plain_username/password, ssl_cafile (kafka-python names)
@@ -39,6 +41,7 @@ class KafkaEventBus:
         self.default_partitions = default_partitions
         self.session_timeout_ms = session_timeout_ms
         self.flush_timeout_s = flush_timeout_s
+        self.commit_timeout_s = commit_timeout_s
         self._lock = threading.Lock()
         self._producer: KafkaProducer | None = None
         self._admin: KafkaAdminClient | None = None
@@ -148,9 +151,12 @@ class KafkaBusConsumer:
             raise RuntimeError("commit on a closed consumer")
         self._bus.flush()
         try:
-            self._client.commit()
+            self._client.commit(timeout_ms=int(self._bus.commit_timeout_s * 1000))
         except (CommitFailedError, RebalanceInProgressError) as exc:
             log.warning("commit dropped after a rebalance; the records will be delivered again: %s", exc)
+        except KafkaTimeoutError as exc:
+            log.warning("commit missed its %.0f s deadline; a later commit or a redelivery covers it: %s",
+                        self._bus.commit_timeout_s, exc)
 
     def close(self) -> None:
         if not self._closed:

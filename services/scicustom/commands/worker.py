@@ -2,7 +2,7 @@
 
 SIGTERM drains: each stage finishes and commits its in-flight record, then leaves its group.
 The process serves gRPC health (NOT_SERVING once draining or when a breaker trips) so pods can
-probe it like the services. Exit code 3 means a breaker tripped.
+probe it like the services. Exit code 3 means a breaker tripped, 4 that a stage's consumer failed.
 """
 
 from __future__ import annotations
@@ -44,6 +44,18 @@ def stage_handlers(ctx: Any, stages: list[str]) -> list[Any]:
     return handlers
 
 
+def consume_stage(worker: Any, stop: threading.Event) -> int:
+    """Runs one stage's loop; a consumer that raises (broker gone, fatal client error) ends with
+    EXIT_CONSUMER_FAILED instead of a silently dead thread in a process that still looks healthy."""
+    from scicustom.workers.stage_consumer import EXIT_CONSUMER_FAILED
+
+    try:
+        return int(worker.run(stop))
+    except Exception:
+        log.exception("worker %s stopped: its consumer failed", worker.stage)
+        return EXIT_CONSUMER_FAILED
+
+
 def run_workers(args: argparse.Namespace) -> int:
     unknown = [s for s in args.stages if s not in STAGES]
     if unknown:
@@ -53,9 +65,9 @@ def run_workers(args: argparse.Namespace) -> int:
     from grpc_health.v1 import health_pb2
 
     from scicustom.bootstrap import Context
-    from scicustom.grpc_server.server import start_server
+    from scicustom.grpc_server.server import dump_stacks_on_sigusr1, start_server
     from scicustom.telemetry.tracing_setup import configure_tracing, shutdown_tracing
-    from scicustom.workers.stage_consumer import EXIT_BREAKER, StageWorker, WorkerOptions
+    from scicustom.workers.stage_consumer import EXIT_DRAINED, StageWorker, WorkerOptions
     from scicustom.workers.topics import Topics
 
     ctx = Context()
@@ -79,14 +91,14 @@ def run_workers(args: argparse.Namespace) -> int:
 
     signal.signal(signal.SIGTERM, drain)
     signal.signal(signal.SIGINT, drain)
+    dump_stacks_on_sigusr1()
 
     def consume(worker: StageWorker, name: str) -> None:
-        code = worker.run(stop)
-        codes[worker.stage] = code
-        if code == EXIT_BREAKER:
+        code = codes[worker.stage] = consume_stage(worker, stop)
+        if code != EXIT_DRAINED:
             health.set(name, health_pb2.HealthCheckResponse.NOT_SERVING)
             health.set("", health_pb2.HealthCheckResponse.NOT_SERVING)
-            stop.set()  # one tripped stage stops the process; its pod restarts
+            stop.set()  # one failed stage stops the process; its pod restarts
 
     threads = [threading.Thread(target=consume, args=(w, n), name=f"worker-{w.stage}")
                for w, n in zip(workers, names, strict=True)]
@@ -101,4 +113,4 @@ def run_workers(args: argparse.Namespace) -> int:
     ctx.event_bus.close()
     server.stop(grace=1.0)
     shutdown_tracing()
-    return EXIT_BREAKER if EXIT_BREAKER in codes.values() else 0
+    return max(codes.values(), default=EXIT_DRAINED)

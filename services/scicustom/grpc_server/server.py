@@ -8,6 +8,7 @@ gives the calls in flight `grace_s` seconds to finish.
 
 from __future__ import annotations
 
+import faulthandler
 import logging
 import signal
 import threading
@@ -88,6 +89,12 @@ def shut_down(server: grpc.Server, health: HealthServicer, grace_s: float) -> No
     server.stop(grace_s).wait()
 
 
+def dump_stacks_on_sigusr1() -> None:
+    """`kill -USR1 <pid>` writes every thread's stack to stderr (the pod log): the first thing to
+    look at when a server or worker stops making progress without failing."""
+    faulthandler.register(signal.SIGUSR1, all_threads=True)
+
+
 def serve(bindings: Sequence[ServiceBinding], host: str, port: int, *, grace_s: float, max_message_bytes: int,
           interceptors: Sequence[grpc.ServerInterceptor] = ()) -> None:
     """Run until SIGTERM or SIGINT, then shut down gracefully and return. Call from the main thread."""
@@ -98,6 +105,7 @@ def serve(bindings: Sequence[ServiceBinding], host: str, port: int, *, grace_s: 
         stop.set()
 
     previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGTERM, signal.SIGINT)}
+    dump_stacks_on_sigusr1()
     try:
         server, health, bound = start_server(bindings, host, port, max_message_bytes=max_message_bytes,
                                              interceptors=interceptors)

@@ -26,6 +26,7 @@ from scicustom.workers.topics import Topics
 log = logging.getLogger(__name__)
 EXIT_DRAINED = 0
 EXIT_BREAKER = 3
+EXIT_CONSUMER_FAILED = 4  # the bus raised outside any record's handling
 
 
 @dataclass(frozen=True)

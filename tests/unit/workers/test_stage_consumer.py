@@ -104,3 +104,28 @@ def test_breaker_stops_a_worker_that_dead_letters_everything():
     # What it did not reach stays on the topic for a healthy member of the group.
     rest = bus.consumer(TOPICS.group("tag"), [TOPICS.consumed_by("tag")]).poll(max_records=10, timeout_s=0.1)
     assert len(rest) == 4
+
+
+class _BrokenBus(InMemoryEventBus):
+    """A bus whose consumers fail outside any record: the broker is gone."""
+
+    def consumer(self, group, topics):
+        consumer = super().consumer(group, topics)
+
+        def poll(max_records=100, timeout_s=1.0):
+            raise ConnectionError("broker unreachable")
+
+        consumer.poll = poll
+        return consumer
+
+
+def test_a_failing_consumer_ends_its_stage_with_an_exit_code_not_a_dead_thread():
+    from scicustom.commands.worker import consume_stage
+    from scicustom.workers.stage_consumer import EXIT_CONSUMER_FAILED
+
+    worker = StageWorker(_BrokenBus(), TOPICS, _Handler(), WorkerOptions(poll_timeout_s=0.05))
+    assert consume_stage(worker, threading.Event()) == EXIT_CONSUMER_FAILED
+    _publish(healthy := InMemoryEventBus(), "ok")
+    stop = threading.Event()
+    stop.set()
+    assert consume_stage(StageWorker(healthy, TOPICS, _Handler(), WorkerOptions()), stop) == EXIT_DRAINED
