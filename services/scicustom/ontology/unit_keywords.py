@@ -19,7 +19,7 @@ from scicustom.core.ontology.anchoring import (
     anchor_units,
 )
 from scicustom.core.ontology.dag import OntologyDAG
-from scicustom.core.ontology.keywords import MAX_KEYWORDS, derive_keywords, usable_keyword
+from scicustom.core.ontology.keywords import MAX_KEYWORDS, derive_keywords, exclusive_keywords, usable_keyword
 from scicustom.core.units import NON_SCIENTIFIC
 
 THIN_BELOW = 5
@@ -51,16 +51,23 @@ def anchor_unit_set(data: Mapping[str, Any], dags: Sequence[OntologyDAG], encode
 
 def with_keywords(data: Mapping[str, Any], anchors: Sequence[Sequence[Anchor]],
                   dags: Sequence[OntologyDAG], cap: int = MAX_KEYWORDS) -> dict[str, Any]:
-    """The unit set with `keywords` and `anchors` added to every unit; other fields unchanged."""
+    """The unit set with `keywords` and `anchors` added to every unit; other fields unchanged.
+    Every term belongs to one unit's K_v only (`exclusive_keywords`)."""
     by_source = {dag.source: dag for dag in dags}
+    names = [str(unit["name"]) for unit in data["knowledge_units"]]
+    derived = [derive_keywords(name, unit_anchors, by_source, cap=cap)
+               for name, unit_anchors in zip(names, anchors, strict=True)]
+    exclusive = exclusive_keywords(names, [d.keywords for d in derived])
     units = []
-    for unit, unit_anchors in zip(data["knowledge_units"], anchors, strict=True):
-        derived = derive_keywords(str(unit["name"]), unit_anchors, by_source, cap=cap)
-        units.append({**unit, "keywords": derived.keywords, "anchors": [a.as_dict() for a in unit_anchors],
-                      "keywords_related": derived.n_related})
+    for unit, unit_anchors, found, kept in zip(data["knowledge_units"], anchors, derived, exclusive, strict=True):
+        related = set(found.keywords[len(found.keywords) - found.n_related:])
+        units.append({**unit, "keywords": kept, "anchors": [a.as_dict() for a in unit_anchors],
+                      "keywords_related": sum(term in related for term in kept),
+                      "keywords_shared_dropped": len(found.keywords) - len(kept)})
     out = {k: v for k, v in data.items() if k != "knowledge_units"}
     out["keywords_from"] = {"sources": sorted(by_source), "max_keywords": cap,
                             "method": "anchor synonyms, then descendants nearest first, then related terms; "
+                                      "a term in several K_v kept only by its nearest unit; "
                                       "keywords_related counts the related-term tail"}
     out["knowledge_units"] = units
     return out
@@ -89,6 +96,7 @@ def coverage(data_with_keywords: Mapping[str, Any]) -> dict[str, Any]:
             "max": int(counts.max()) if counts.size else 0,
             "at_cap": int((counts >= data_with_keywords["keywords_from"]["max_keywords"]).sum()),
         },
+        "shared_terms_dropped": int(sum(u.get("keywords_shared_dropped", 0) for u in units)),
         "units_using_related_terms": int(sum(1 for u in units if u["keywords_related"])),
         "thin_without_related_terms": int((without_related < THIN_BELOW).sum()),
         "thin_below": THIN_BELOW,

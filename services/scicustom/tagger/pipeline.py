@@ -164,7 +164,8 @@ def train(inputs: TrainingInputs, root: Path, plan: DataPlan | None = None, conf
     members, histories = [], []
     for member_config in config.members():
         model = StaticTokenTagger(inputs.token_vectors, log_weights, len(catalog.units),
-                                  hidden=member_config.hidden, dropout=member_config.dropout)
+                                  hidden=member_config.hidden, dropout=member_config.dropout,
+                                  max_pool=member_config.max_pool)
         histories.append(train_tagger(model, train_rows, labels, weights, len(catalog.units), member_config))
         members.append(model)
     val_scores = ensemble_scores(members, val_rows)

@@ -31,6 +31,7 @@ class TrainConfig:
     # seeded seed + its index; their probabilities are averaged. Measured on the 642 units with 40k
     # synthetic queries: one network 0.569 paper-protocol micro-F1, these three 0.599.
     ensemble_embedding_factors: tuple[float, ...] = (1.0, 0.1, 1.0)
+    max_pool: bool = True  # the pooled vector is [weighted mean, max] of the token vectors
 
     def members(self) -> list[TrainConfig]:
         """One single-network config per ensemble member."""

@@ -1,10 +1,12 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from scicustom.core.ontology.anchoring import Anchor
 from scicustom.core.ontology.dag import OntologyDAG, OntologyNode
-from scicustom.core.ontology.keywords import derive_keywords, usable_keyword
+from scicustom.core.ontology.keywords import derive_keywords, exclusive_keywords, usable_keyword
 from tests.unit.ontology.dag_builders import make_dag
 
 
@@ -59,3 +61,42 @@ def test_related_terms_come_last_and_are_counted():
     assert derived.n_related == 2
     capped = derive_keywords("Stoichiometry", [_anchor("n", "s")], {"n": dag}, cap=2)
     assert capped.keywords == ["material balance", "chemical reactions"] and capped.n_related == 1
+
+
+def test_a_shared_term_stays_with_the_unit_where_it_ranks_nearest():
+    names = ["Cardiology", "Anatomy", "Organs"]
+    sets = [["heart", "aorta", "valve"], ["bone", "valves", "heart"], ["Heart", "liver"]]
+    # 'heart' ranks 0 in units 0 and 2 (tie: the earlier unit) and 2 in unit 1; 'valve' and
+    # 'valves' are one term, nearer in unit 1.
+    assert exclusive_keywords(names, sets) == [["heart", "aorta"], ["bone", "valves"], ["liver"]]
+
+
+def test_a_term_naming_a_unit_belongs_to_that_unit_alone():
+    names = ["Virology", "Immunology"]
+    sets = [["virus", "immunology"], ["antibody", "Viruses"]]
+    assert exclusive_keywords(names, sets) == [["virus"], ["antibody", "Viruses"]]
+
+
+def test_exclusive_keywords_needs_one_set_per_name():
+    with pytest.raises(ValueError, match="one keyword set per unit name"):
+        exclusive_keywords(["a"], [])
+
+
+_terms = st.lists(st.sampled_from(["alpha", "beta", "gamma", "delta", "Beta", "gammas", "eps"]), max_size=6,
+                  unique=True)
+
+
+@given(st.lists(_terms, min_size=1, max_size=6))
+def test_exclusive_keywords_partitions_the_terms(sets):
+    from scicustom.core.ontology.anchoring import normalise_term
+
+    names = [f"unit {i}" for i in range(len(sets))]
+    out = exclusive_keywords(names, sets)
+    owners: dict[str, set[int]] = {}
+    for unit, (before, after) in enumerate(zip(sets, out, strict=True)):
+        assert after == [t for t in before if t in after]  # a subsequence, order kept
+        for term in after:
+            owners.setdefault(normalise_term(term), set()).add(unit)
+    assert all(len(units) == 1 for units in owners.values())
+    # Nothing is lost: every term of the input is still somewhere.
+    assert set(owners) == {normalise_term(t) for terms in sets for t in terms}

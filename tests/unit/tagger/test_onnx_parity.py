@@ -25,8 +25,9 @@ def _model(seed: int = 0) -> StaticTokenTagger:
     model = StaticTokenTagger(rng.normal(size=(30522, 16)).astype(np.float32),
                               rng.normal(0, 0.3, size=30522).astype(np.float32), n_units=7, hidden=24)
     # Give the batch norm real statistics so the exported graph exercises them.
-    model.norm.running_mean.copy_(torch.randn(16))
-    model.norm.running_var.copy_(torch.rand(16) + 0.5)
+    width = model.norm.num_features  # mean and max halves
+    model.norm.running_mean.copy_(torch.randn(width))
+    model.norm.running_var.copy_(torch.rand(width) + 0.5)
     return model.eval()
 
 
