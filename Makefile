@@ -15,7 +15,7 @@ REQUIREMENT ?= services/scicustom/resources/requirements/healthcare_virology.yam
 RUN_OUT ?= runs/virology
 PYTEST_ARGS ?=
 
-.PHONY: setup deps corpus run test test-unit test-integration proto proto-check lint bench clean-corpus dev-up dev-down helm-lint
+.PHONY: setup deps corpus tagger run test test-unit test-integration proto proto-check lint bench clean-corpus dev-up dev-down helm-lint
 
 setup: deps corpus
 
@@ -34,6 +34,14 @@ $(STAMP): pyproject.toml requirements.lock
 corpus: $(STAMP)
 	$(BIN)/scicustom corpus import
 	$(BIN)/scicustom corpus tag
+
+# The trained tagger in place of the zero-shot baseline: ontologies -> anchored units with exclusive
+# K_v -> train (about 10 min on 2 cores) -> re-tag the corpus incrementally, which the index then uses.
+tagger: setup
+	$(BIN)/scicustom ontology import
+	$(BIN)/scicustom ontology keywords --out $(SCICUSTOM_HOME)/ontology/knowledge_units_with_keywords.json
+	$(BIN)/scicustom tagger train
+	$(BIN)/scicustom tagger retag
 
 run: setup
 	$(BIN)/scicustom build --requirement $(REQUIREMENT) --out $(RUN_OUT) --force
