@@ -1,5 +1,6 @@
 # SciCustom. `make run` builds a benchmark on the embedded default; `make test` runs the tests.
-# Both go through `make setup`, which is idempotent: it installs only what is missing.
+# Both go through `make setup`, which is idempotent: it installs only what is missing (the corpus,
+# then the trained tagger, which takes about 10 minutes the first time).
 
 SHELL := /bin/bash
 PYTHON ?= python3.11
@@ -17,7 +18,7 @@ PYTEST_ARGS ?=
 
 .PHONY: setup deps corpus tagger run test test-unit test-integration proto proto-check lint bench clean-corpus dev-up dev-down helm-lint
 
-setup: deps corpus
+setup: deps corpus tagger
 
 deps: $(STAMP)
 
@@ -36,11 +37,19 @@ corpus: $(STAMP)
 	$(BIN)/scicustom corpus tag
 
 # The trained tagger in place of the zero-shot baseline: ontologies -> anchored units with exclusive
-# K_v -> train (about 10 min on 2 cores) -> re-tag the corpus incrementally, which the index then uses.
-tagger: setup
+# K_v -> train (about 10 min on 2 cores, once) -> re-tag the corpus incrementally (the index then
+# uses it). Retraining happens when the keyword file changes; `rm $(TAGGER_CURRENT)` forces it.
+KEYWORDS_FILE := $(SCICUSTOM_HOME)/ontology/knowledge_units_with_keywords.json
+TAGGER_CURRENT := $(SCICUSTOM_HOME)/models/tagger/current.json
+
+$(KEYWORDS_FILE): $(STAMP)
 	$(BIN)/scicustom ontology import
-	$(BIN)/scicustom ontology keywords --out $(SCICUSTOM_HOME)/ontology/knowledge_units_with_keywords.json
+	$(BIN)/scicustom ontology keywords --out $@
+
+$(TAGGER_CURRENT): $(KEYWORDS_FILE) | corpus
 	$(BIN)/scicustom tagger train
+
+tagger: corpus $(TAGGER_CURRENT)
 	$(BIN)/scicustom tagger retag
 
 run: setup
