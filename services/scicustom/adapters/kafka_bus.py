@@ -6,8 +6,8 @@ made them first. A commit first flushes the producer, so the events a handler pu
 the broker before the event that caused them counts as handled. A commit the group coordinator
 rejects because a rebalance took the partitions away is dropped with a warning: the records go to
 their new owner again, which is what at-least-once asks. So is a commit that misses its deadline
-(kafka-python would otherwise retry an unreachable coordinator forever): the next commit covers
-its offsets, and a rebalance before then redelivers them to idempotent handlers.
+(`commit_timeout_s`) instead of raising out of the worker loop: the next commit covers its
+offsets, and a rebalance before then redelivers them to idempotent handlers.
 """
 
 from __future__ import annotations
