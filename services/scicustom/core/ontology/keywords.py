@@ -112,9 +112,10 @@ def exclusive_keywords(unit_names: Sequence[str], keyword_sets: Sequence[Sequenc
     owner: dict[str, tuple[int, int]] = {}  # normalised term -> (rank, unit); rank -1 = the unit's name
     for unit, name in enumerate(unit_names):
         owner.setdefault(normalise_term(name), (-1, unit))
-    for unit, terms in enumerate(keyword_sets):
-        for rank, term in enumerate(terms):
-            key = normalise_term(term)
-            if (rank, unit) < owner.get(key, (len(terms) + 1, len(unit_names))):
+    keys = [[normalise_term(term) for term in terms] for terms in keyword_sets]
+    for unit, unit_keys in enumerate(keys):
+        for rank, key in enumerate(unit_keys):
+            if (rank, unit) < owner.get(key, (len(unit_keys) + 1, len(unit_names))):
                 owner[key] = (rank, unit)
-    return [[t for t in terms if owner[normalise_term(t)][1] == unit] for unit, terms in enumerate(keyword_sets)]
+    return [[term for term, key in zip(terms, unit_keys, strict=True) if owner[key][1] == unit]
+            for unit, (terms, unit_keys) in enumerate(zip(keyword_sets, keys, strict=True))]
