@@ -30,7 +30,7 @@ from scicustom.adapters.filesystem_store import FilesystemObjectStore  # noqa: E
 from scicustom.adapters.kafka_bus import KafkaEventBus  # noqa: E402
 from scicustom.adapters.memory_bus import InMemoryEventBus  # noqa: E402
 from scicustom.adapters.minio_store import MinioObjectStore  # noqa: E402
-from scicustom.core.voting import aggregate_votes  # noqa: E402
+from scicustom.core.build.vote import aggregate_votes  # noqa: E402
 from scicustom.devstack.real_servers import (  # noqa: E402
     start_noida_elasticsearch,
     start_seaweedfs,

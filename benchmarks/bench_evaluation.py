@@ -13,7 +13,7 @@ import time
 from scicustom.adapters.causal_lm_mcq_scorer import CausalLMMCQScorer
 from scicustom.adapters.packaged_models import load_smollm
 from scicustom.config import Settings
-from scicustom.core.evaluation.mcq import MCQItem, parse_item
+from scicustom.core.evaluation.benchmark_lines import MCQItem, parse_item
 from scicustom.core.evaluation.model_spec import Scoring
 
 ELEMENTS = [("hydrogen", "1"), ("helium", "2"), ("lithium", "3"), ("carbon", "6"), ("nitrogen", "7"),

@@ -30,13 +30,13 @@ import numpy as np  # noqa: E402
 
 from scicustom.commands.score_m2m import load_vocabulary  # noqa: E402
 from scicustom.commands.service import server_interceptors  # noqa: E402
+from scicustom.core.build.mcq import to_mcq  # noqa: E402
+from scicustom.core.build.proxy_subset import select_proxy_subset  # noqa: E402
 from scicustom.core.m2m.records import records_from_jsonl  # noqa: E402
 from scicustom.core.m2m.scoring import score_records  # noqa: E402
-from scicustom.core.proxy_subset import select_proxy_subset  # noqa: E402
 from scicustom.core.requirement import Requirement  # noqa: E402
 from scicustom.generator import servicer as generator  # noqa: E402
 from scicustom.generator.distractor_corpus import DistractorCorpus  # noqa: E402
-from scicustom.generator.mcq_conversion import to_mcq  # noqa: E402
 from scicustom.generator.v1 import generator_pb2, generator_pb2_grpc  # noqa: E402
 from scicustom.grpc_server.server import ServiceBinding, start_server  # noqa: E402
 from scicustom.scorers import servicer as scorers  # noqa: E402

@@ -33,7 +33,7 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 from scicustom.adapters.embedded_search_index import EmbeddedSearchIndex  # noqa: E402
 from scicustom.adapters.filesystem_store import FilesystemObjectStore  # noqa: E402
-from scicustom.adapters.parquet_corpus import CorpusRepository  # noqa: E402
+from scicustom.adapters.parquet_corpus import ParquetCorpusRepository  # noqa: E402
 from scicustom.bootstrap import EMBEDDING_DIMS, Context  # noqa: E402
 from scicustom.core.corpus_item import CorpusItem  # noqa: E402
 from scicustom.devstack.real_servers import start_noida_elasticsearch, start_seaweedfs, start_tansu  # noqa: E402
@@ -74,7 +74,7 @@ def step_rates(reports: list[dict[str, Any]]) -> dict[str, float]:
 def in_process(ctx: Context, batches: list[list[CorpusItem]], work: Path) -> tuple[float, dict[str, float]]:
     """The two steps called directly, batch after batch: filesystem store, embedded index, no bus."""
     store = FilesystemObjectStore(work / "baseline-store")
-    repo = CorpusRepository(store)
+    repo = ParquetCorpusRepository(store)
     index = EmbeddedSearchIndex([u.id for u in ctx.catalog.units], EMBEDDING_DIMS)
     reports = []
     started = time.perf_counter()

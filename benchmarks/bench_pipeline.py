@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 from scicustom.adapters.filesystem_store import FilesystemObjectStore
-from scicustom.adapters.parquet_corpus import CorpusRepository
+from scicustom.adapters.parquet_corpus import ParquetCorpusRepository
 from scicustom.bootstrap import Context
 from scicustom.ingest.corpus_importer import import_packaged
 
@@ -29,7 +29,7 @@ def rate(n: int, seconds: float) -> float:
 
 def bench_import(ctx: Context) -> None:
     with tempfile.TemporaryDirectory() as tmp:
-        repo = CorpusRepository(FilesystemObjectStore(Path(tmp)))
+        repo = ParquetCorpusRepository(FilesystemObjectStore(Path(tmp)))
         started = time.perf_counter()
         report = import_packaged(repo, ctx.settings.wheel_cache, show_progress=False)
         seconds = time.perf_counter() - started
@@ -97,7 +97,7 @@ def bench_build(ctx: Context) -> None:
 
 
 if __name__ == "__main__":
-    context = Context()
+    context = Context.from_environment()
     bench_import(context)
     bench_tagging(context)
     bench_perplexity(context)

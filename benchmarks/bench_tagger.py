@@ -117,7 +117,7 @@ def _served_rates(home: Path, texts: list[str], env: dict[str, str], log: Any, h
 
 
 def main() -> None:
-    ctx = Context()
+    ctx = Context.from_environment()
     texts = bench_texts(ctx, N_TEXTS)
     with tempfile.TemporaryDirectory() as scratch:
         home, what = artifact_home(ctx, Path(scratch))

@@ -7,22 +7,23 @@ only the corpus never loads a model.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 
 from scicustom.adapters.filesystem_store import FilesystemObjectStore
 from scicustom.adapters.llm_response_cache import LLMResponseCache
-from scicustom.adapters.parquet_corpus import CorpusRepository
+from scicustom.adapters.parquet_corpus import ParquetCorpusRepository
 from scicustom.adapters.traced_llm import TracedLLM
 from scicustom.adapters.traced_object_store import TracedObjectStore
 from scicustom.adapters.traced_search_index import traced_index
+from scicustom.app.index_keys import CALIBRATION_KEY, CURRENT_INDEX_KEY
 from scicustom.config import Settings
 from scicustom.core.errors import InvalidInput, PreconditionFailed
 from scicustom.core.units import UnitCatalog
-from scicustom.ingest.corpus_tagging import CALIBRATION_KEY, CURRENT_INDEX_KEY
 from scicustom.ports import (
     LLM,
     AnswerPerplexity,
+    CorpusRepository,
     Embedder,
     EventBus,
     ObjectStore,
@@ -37,7 +38,12 @@ EMBEDDING_DIMS = 384  # all-MiniLM-L6-v2
 
 @dataclass
 class Context:
-    settings: Settings = field(default_factory=Settings)
+    settings: Settings
+
+    @classmethod
+    def from_environment(cls) -> Context:
+        """The one place the platform reads its settings (SCICUSTOM_* variables)."""
+        return cls(Settings())
 
     @property
     def cluster(self) -> bool:
@@ -137,7 +143,7 @@ class Context:
 
     @cached_property
     def corpus(self) -> CorpusRepository:
-        return CorpusRepository(self.store)
+        return ParquetCorpusRepository(self.store)
 
     @cached_property
     def catalog(self) -> UnitCatalog:

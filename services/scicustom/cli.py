@@ -13,7 +13,7 @@ import sys
 from collections.abc import Sequence
 
 from scicustom import commands as commands_package
-from scicustom.config import Settings
+from scicustom.bootstrap import Context
 from scicustom.core.errors import InvalidInput, PreconditionFailed
 from scicustom.telemetry.log_format import configure_logging
 
@@ -52,9 +52,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(argv)
         if args.profile:
             os.environ["SCICUSTOM_PROFILE"] = args.profile
+        # The one read of the settings; every command gets its adapters from this context.
+        ctx = Context.from_environment()
         # One line per record, with the trace id when a span is active (JSON in pods).
-        configure_logging(Settings().log_format, args.verbose)
-        return int(args.handler(args) or 0)
+        configure_logging(ctx.settings.log_format, args.verbose)
+        return int(args.handler(args, ctx) or 0)
     except UsageError as exc:
         print(f"scicustom: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT

@@ -23,11 +23,11 @@ from scicustom.adapters.embedded_search_index import EmbeddedSearchIndex
 from scicustom.adapters.embedded_vector_index import EmbeddedVectorIndex
 from scicustom.adapters.packaged_models import MINILM_NAME
 from scicustom.adapters.sparse_unit_index import SparseUnitIndex
+from scicustom.app.index_keys import CURRENT_INDEX_KEY
 from scicustom.bootstrap import Context
-from scicustom.core.candidates import Candidate
+from scicustom.core.build.candidates import Candidate
+from scicustom.core.build.vote import VoteResult, aggregate_votes
 from scicustom.core.errors import PreconditionFailed
-from scicustom.core.voting import VoteResult, aggregate_votes
-from scicustom.ingest.corpus_tagging import CURRENT_INDEX_KEY
 from scicustom.ports import IndexedItem
 
 pytestmark = pytest.mark.integration
@@ -145,7 +145,7 @@ def test_synthetic_membership_and_knn_agree(synthetic):
 
 @pytest.fixture(scope="module")
 def real_corpus(es_client):
-    ctx = Context()
+    ctx = Context.from_environment()
     store = ctx.store
     if not store.exists(CURRENT_INDEX_KEY):
         raise PreconditionFailed(f"no tagged corpus under {ctx.settings.home}: run `make setup` first")

@@ -5,16 +5,16 @@ from __future__ import annotations
 import numpy as np
 
 from scicustom.adapters.sparse_unit_index import SparseUnitIndex
-from scicustom.core.build_pipeline import BuildWorld
-from scicustom.core.corpus_item import make_item
-from scicustom.core.intrinsic import quality_score
-from scicustom.core.local_judges import (
+from scicustom.core.build.local_judges import (
     EmbeddingUnitRanker,
     ProfileBM25UnitRanker,
     PrototypeUnitRanker,
     local_relevance_jury,
     unit_prototypes,
 )
+from scicustom.core.build.pipeline import BuildWorld
+from scicustom.core.corpus_item import make_item
+from scicustom.core.intrinsic import quality_score
 from scicustom.core.units import KnowledgeUnit, UnitCatalog
 from tests.support.hashing_embedder import HashingEmbedder
 

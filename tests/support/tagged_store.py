@@ -6,9 +6,9 @@ import json
 from collections.abc import Mapping, Sequence
 
 from scicustom.adapters.sparse_unit_index import SparseUnitIndex
+from scicustom.app.index_keys import CURRENT_INDEX_KEY
 from scicustom.bootstrap import Context
 from scicustom.core.corpus_item import CorpusItem
-from scicustom.ingest.corpus_tagging import CURRENT_INDEX_KEY
 
 
 def store_tagged_corpus(ctx: Context, items: Sequence[CorpusItem],

@@ -2,8 +2,9 @@ from __future__ import annotations
 
 import pytest
 
-from scicustom.adapters.litellm_llm import LiteLLMAdapter, LLMCallFailed
+from scicustom.adapters.litellm_llm import LiteLLMAdapter
 from scicustom.adapters.llm_response_cache import LLMResponseCache
+from scicustom.core.errors import LLMCallFailed
 
 
 def _adapter(tmp_path, server, **kw):

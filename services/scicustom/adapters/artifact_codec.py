@@ -4,9 +4,9 @@ the wire form services exchange."""
 from __future__ import annotations
 
 from scicustom.artifacts.v1 import artifacts_pb2 as pb
-from scicustom.core.build_pipeline import BuildParams
+from scicustom.core.build.mcq import MCQ
+from scicustom.core.build.pipeline import BuildParams
 from scicustom.core.corpus_item import CorpusItem
-from scicustom.core.mcq import MCQ
 from scicustom.core.requirement import Requirement
 from scicustom.core.units import KnowledgeUnit
 

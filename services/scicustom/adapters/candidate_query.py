@@ -7,7 +7,7 @@ from __future__ import annotations
 import bisect
 from collections.abc import Mapping, Sequence
 
-from scicustom.core.candidates import Candidate, order_candidates
+from scicustom.core.build.candidates import Candidate, order_candidates
 from scicustom.core.errors import InvalidInput
 
 

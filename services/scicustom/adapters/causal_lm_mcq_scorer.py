@@ -21,7 +21,7 @@ from typing import Any
 
 from scicustom.adapters.token_batches import right_padded
 from scicustom.core.errors import PreconditionFailed
-from scicustom.core.evaluation.mcq import MCQItem
+from scicustom.core.evaluation.benchmark_lines import MCQItem
 from scicustom.core.evaluation.model_spec import Scoring
 from scicustom.core.evaluation.prompt import scoring_prompt
 from scicustom.core.evaluation.responses import ModelAnswer

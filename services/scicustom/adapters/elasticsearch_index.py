@@ -26,7 +26,7 @@ from elasticsearch import Elasticsearch, helpers
 
 from scicustom.adapters.candidate_query import check_cursor, check_page, distinct_voted_units
 from scicustom.adapters.indexed_items import check_vector, checked_items
-from scicustom.core.candidates import Candidate, order_candidates
+from scicustom.core.build.candidates import Candidate, order_candidates
 from scicustom.core.errors import InvalidInput
 from scicustom.ports import IndexedItem
 

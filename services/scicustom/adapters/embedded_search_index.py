@@ -10,7 +10,7 @@ import numpy as np
 from scicustom.adapters.embedded_vector_index import EmbeddedVectorIndex
 from scicustom.adapters.indexed_items import check_vector, checked_items
 from scicustom.adapters.sparse_unit_index import SparseUnitIndex
-from scicustom.core.candidates import Candidate
+from scicustom.core.build.candidates import Candidate
 from scicustom.ports import IndexedItem
 
 

@@ -12,14 +12,11 @@ from typing import Any
 
 from scicustom.adapters.llm_response_cache import LLMResponseCache, cache_key
 from scicustom.adapters.rate_limiter import RateLimiter
+from scicustom.core.errors import LLMCallFailed
 from scicustom.ports import Completion
 
 # litellm must never fetch its price map from the internet.
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-
-
-class LLMCallFailed(RuntimeError):
-    pass
 
 
 @dataclass

@@ -88,7 +88,9 @@ def deterministic_npz(arrays: dict[str, np.ndarray]) -> bytes:
     return sink.getvalue()
 
 
-class CorpusRepository:
+class ParquetCorpusRepository:
+    """`CorpusRepository` as Parquet tables and npz shards in the object store."""
+
     def __init__(self, store: ObjectStore) -> None:
         self.store = store
 

@@ -9,7 +9,7 @@ import numpy as np
 from scipy import sparse
 
 from scicustom.adapters.candidate_query import check_cursor, check_page, distinct_voted_units, page_after
-from scicustom.core.candidates import Candidate, order_candidates
+from scicustom.core.build.candidates import Candidate, order_candidates
 from scicustom.ports import ObjectStore
 
 

@@ -13,7 +13,7 @@ from typing import Any, overload
 import numpy as np
 from opentelemetry import trace
 
-from scicustom.core.candidates import Candidate
+from scicustom.core.build.candidates import Candidate
 from scicustom.ports import IndexedItem, SearchIndex, UnitIndex, VectorIndex
 from scicustom.telemetry.port_spans import TracedPort
 

@@ -1,7 +1,7 @@
 """Where a build lives in the object store, and its state read back from there.
 
   builds/<id>/spec.json               the request (BuildSpec), written by BuildService
-  builds/<id>/stages/<stage>.json     each stage's record (core/build_stages.py), canonical JSON
+  builds/<id>/stages/<stage>.json     each stage's record (core/build/stage_records.py), canonical JSON
   builds/<id>/timings/<stage>.json    the stage's wall time on its worker
   builds/<id>/cancel.json             CancelBuild asked the build to stop
   builds/<id>/failed.json             why it stopped (code, field, reason, stage)

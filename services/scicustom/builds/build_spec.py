@@ -12,7 +12,7 @@ from typing import Any
 import yaml
 
 from scicustom.builds.build_world import JuryOptions
-from scicustom.core.build_pipeline import BuildParams
+from scicustom.core.build.pipeline import BuildParams
 from scicustom.core.errors import InvalidInput
 from scicustom.core.requirement import Requirement, requirement_from_mapping, requirement_from_text
 

@@ -10,20 +10,20 @@ from typing import Any
 import numpy as np
 
 from scicustom.bootstrap import Context
-from scicustom.core.build_pipeline import BuildWorld
-from scicustom.core.corpus_item import CorpusItem
-from scicustom.core.errors import InvalidInput, PreconditionFailed
-from scicustom.core.llm_judges import LLMMCQWriter, LLMRelevanceJudge, LLMUnitRanker
-from scicustom.core.local_judges import (
+from scicustom.core.build.llm_judges import LLMMCQWriter, LLMRelevanceJudge, LLMUnitRanker
+from scicustom.core.build.local_judges import (
     EmbeddingUnitRanker,
     ProfileBM25UnitRanker,
     PrototypeUnitRanker,
     local_relevance_jury,
     unit_prototypes,
 )
+from scicustom.core.build.pipeline import BuildWorld
+from scicustom.core.build.vote import VoteResult
+from scicustom.core.corpus_item import CorpusItem
+from scicustom.core.errors import InvalidInput, PreconditionFailed
 from scicustom.core.requirement import Requirement
 from scicustom.core.units import UnitCatalog
-from scicustom.core.voting import VoteResult
 from scicustom.generator.neighbour_answers import NeighbourAnswers
 from scicustom.ingest.intrinsic_scoring import ensure_intrinsic_scores
 from scicustom.ports import MCQWriter, RelevanceJudge, UnitRanker

@@ -7,7 +7,7 @@ from typing import Any
 from scicustom import __version__
 from scicustom.builds.build_world import JuryOptions
 from scicustom.builds.output_writer import canonical_json, canonical_jsonl
-from scicustom.core.build_pipeline import BuildParams, BuildResult
+from scicustom.core.build.pipeline import BuildParams, BuildResult
 from scicustom.core.requirement import Requirement
 
 OFFLINE_WRITER = "offline:nearest-items (original options kept for MCQ items)"

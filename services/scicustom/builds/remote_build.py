@@ -15,7 +15,7 @@ from scicustom.bootstrap import Context
 from scicustom.builds.output_writer import write_atomically
 from scicustom.builds.v1 import builds_pb2 as pb
 from scicustom.builds.v1 import builds_pb2_grpc as pb_grpc
-from scicustom.core.build_pipeline import BuildParams
+from scicustom.core.build.pipeline import BuildParams
 from scicustom.core.errors import InvalidInput, PreconditionFailed
 
 CREATE_TIMEOUT_S = 60.0

@@ -21,7 +21,7 @@ from scicustom.builds.build_spec import BuildSpec
 from scicustom.builds.build_world import JuryOptions
 from scicustom.builds.v1 import builds_pb2 as pb
 from scicustom.builds.v1 import builds_pb2_grpc as pb_grpc
-from scicustom.core.build_pipeline import BuildParams
+from scicustom.core.build.pipeline import BuildParams
 from scicustom.core.errors import InvalidInput
 from scicustom.events.v1 import events_pb2 as ev
 from scicustom.grpc_server.field_checks import bounded

@@ -17,8 +17,8 @@ from scicustom.builds.build_records import BuildRecords
 from scicustom.builds.build_spec import BuildSpec
 from scicustom.builds.build_world import assemble_world
 from scicustom.builds.output_files import render_files
-from scicustom.core.build_pipeline import BuildPipeline, BuildWorld
-from scicustom.core.build_stages import CandidateList, CutoffStage, Generated, Selection, VotedUnits
+from scicustom.core.build.pipeline import BuildPipeline, BuildWorld
+from scicustom.core.build.stage_records import CandidateList, CutoffStage, Generated, Selection, VotedUnits
 from scicustom.core.errors import InvalidInput, PreconditionFailed
 from scicustom.core.requirement import Requirement
 from scicustom.events.v1 import events_pb2 as ev

@@ -7,14 +7,17 @@ import json
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 from tqdm import tqdm
 
-from scicustom.core.build_pipeline import METHODS, BuildParams, BuildResult
+from scicustom.core.build.pipeline import METHODS, BuildParams, BuildResult
 from scicustom.core.errors import InvalidInput
 from scicustom.core.requirement import Requirement, requirement_from_mapping, requirement_from_text
+
+if TYPE_CHECKING:
+    from scicustom.bootstrap import Context
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -71,12 +74,11 @@ class _StageBars:
             bar.close()
 
 
-def run_build(args: argparse.Namespace) -> int:
-    from scicustom.bootstrap import Context
+def run_build(args: argparse.Namespace, ctx: Context) -> int:
     from scicustom.builds.build_world import JuryOptions, assemble_world
     from scicustom.builds.output_files import render_files
     from scicustom.builds.output_writer import canonical_json, check_output_dir, write_atomically
-    from scicustom.core.build_pipeline import BuildPipeline
+    from scicustom.core.build.pipeline import BuildPipeline
 
     requirement = load_requirement(args.requirement)
     def given(flag: int | None, default: int) -> int:
@@ -89,7 +91,6 @@ def run_build(args: argparse.Namespace) -> int:
         raise InvalidInput("--relevance-quantile", "must be in [0.5, 1)")
     check_output_dir(args.out, args.force)
     started = time.perf_counter()
-    ctx = Context()
     if ctx.cluster:
         from scicustom.builds.remote_build import run_remote_build
 

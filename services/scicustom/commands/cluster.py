@@ -4,8 +4,12 @@ topic of the platform, the S3 bucket and the Elasticsearch index mapping (the He
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from scicustom.core.errors import InvalidInput, PreconditionFailed
+
+if TYPE_CHECKING:
+    from scicustom.bootstrap import Context
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -17,13 +21,11 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     init.set_defaults(handler=_init)
 
 
-def _init(args: argparse.Namespace) -> int:
-    from scicustom.bootstrap import Context
+def _init(args: argparse.Namespace, ctx: Context) -> int:
     from scicustom.workers.topics import Topics
 
     if args.partitions < 1:
         raise InvalidInput("--partitions", "must be >= 1")
-    ctx = Context()
     if not ctx.cluster:
         raise PreconditionFailed("`cluster init` needs the cluster profile (--profile cluster)")
     ctx.store.exists("index/current.json")  # connecting creates the bucket when it is missing

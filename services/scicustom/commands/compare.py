@@ -10,10 +10,13 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from scicustom.core.errors import InvalidInput
 from scicustom.core.evaluation.ranking import compare_rankings, read_ranking
+
+if TYPE_CHECKING:
+    from scicustom.bootstrap import Context
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -34,7 +37,7 @@ def _load(path: Path) -> dict[str, float]:
     return read_ranking(document, f"--rankings {path}")
 
 
-def _compare(args: argparse.Namespace) -> int:
+def _compare(args: argparse.Namespace, ctx: Context) -> int:
     from scicustom.adapters.evaluation_files import write_atomic
 
     path_a, path_b = args.rankings

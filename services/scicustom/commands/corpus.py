@@ -5,8 +5,12 @@ from __future__ import annotations
 import argparse
 from collections import Counter
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from scicustom.bootstrap import Context
+
+if TYPE_CHECKING:
+    from scicustom.bootstrap import Context
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -34,10 +38,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     stats.set_defaults(handler=_stats)
 
 
-def _import(args: argparse.Namespace) -> int:
+def _import(args: argparse.Namespace, ctx: Context) -> int:
     from scicustom.ingest.corpus_importer import import_jsonl, import_packaged
 
-    ctx = Context()
     if args.jsonl:
         report = import_jsonl(ctx.corpus, args.jsonl, args.source_name, args.licence)
     else:
@@ -49,10 +52,9 @@ def _import(args: argparse.Namespace) -> int:
     return 0
 
 
-def _tag(args: argparse.Namespace) -> int:
+def _tag(args: argparse.Namespace, ctx: Context) -> int:
     from scicustom.ingest.corpus_tagging import tag_corpus
 
-    ctx = Context()
     report = tag_corpus(ctx.corpus, ctx.embedder, ctx.catalog, show_progress=True)
     print(f"tagger {report.tagger_version}: {report.items} items; embedded {report.embedded} new "
           f"({report.embed_items_per_s:.0f} items/s), tagged {report.tagged} new "
@@ -62,10 +64,9 @@ def _tag(args: argparse.Namespace) -> int:
     return 0
 
 
-def _scores(args: argparse.Namespace) -> int:
+def _scores(args: argparse.Namespace, ctx: Context) -> int:
     from scicustom.ingest.intrinsic_scoring import ensure_intrinsic_scores
 
-    ctx = Context()
     items = ctx.corpus.load_items()
     if args.limit is not None:
         items = items[: args.limit]
@@ -75,8 +76,8 @@ def _scores(args: argparse.Namespace) -> int:
     return 0
 
 
-def _stats(args: argparse.Namespace) -> int:
-    items = Context().corpus.load_items()
+def _stats(args: argparse.Namespace, ctx: Context) -> int:
+    items = ctx.corpus.load_items()
     by_source = Counter((it.source, it.licence, it.format) for it in items)
     for (source, licence, fmt), count in sorted(by_source.items()):
         print(f"{source:<14}{licence:<16}{fmt:<6}{count:>8}")

@@ -5,9 +5,13 @@ the CLI registers first (modules register in name order)."""
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from scicustom.core.errors import PreconditionFailed
 from scicustom.ingest.search_indexing import DEFAULT_CHUNK
+
+if TYPE_CHECKING:
+    from scicustom.bootstrap import Context
 
 
 def _corpus_actions(sub: argparse._SubParsersAction) -> argparse._SubParsersAction:  # type: ignore[type-arg]
@@ -29,11 +33,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     index.set_defaults(handler=_index)
 
 
-def _index(args: argparse.Namespace) -> int:
-    from scicustom.bootstrap import Context
+def _index(args: argparse.Namespace, ctx: Context) -> int:
     from scicustom.ingest.search_indexing import index_corpus
 
-    ctx = Context()
     if not ctx.cluster:
         raise PreconditionFailed("`corpus index` fills the cluster's search index: use --profile cluster")
     version = ctx.current_index()["tagger_version"]

@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from scicustom.core.errors import InvalidInput
+
+if TYPE_CHECKING:
+    from scicustom.bootstrap import Context
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -27,7 +31,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     status.set_defaults(handler=_status)
 
 
-def _up(args: argparse.Namespace) -> int:
+def _up(args: argparse.Namespace, ctx: Context) -> int:
     from scicustom.devstack.dev_cluster import DevOptions, up
 
     if args.limit_per_source < 0:
@@ -36,14 +40,14 @@ def _up(args: argparse.Namespace) -> int:
     return 0
 
 
-def _down(args: argparse.Namespace) -> int:
+def _down(args: argparse.Namespace, ctx: Context) -> int:
     from scicustom.devstack.dev_cluster import down
 
     down(args.dir)
     return 0
 
 
-def _status(args: argparse.Namespace) -> int:
+def _status(args: argparse.Namespace, ctx: Context) -> int:
     from scicustom.devstack.dev_cluster import status
 
     states = status(args.dir)

@@ -13,14 +13,14 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
 from scicustom.config import Settings
 from scicustom.core.errors import InvalidInput
 from scicustom.core.evaluation.accuracy import score_run
-from scicustom.core.evaluation.mcq import MCQItem, parse_benchmark
+from scicustom.core.evaluation.benchmark_lines import MCQItem, parse_benchmark
 from scicustom.core.evaluation.model_spec import (
     ChatModelSpec,
     LocalModelSpec,
@@ -31,6 +31,9 @@ from scicustom.core.evaluation.model_spec import (
 from scicustom.core.evaluation.ranking import ranking_document
 from scicustom.core.evaluation.responses import MCQAnswerer
 from scicustom.core.evaluation.run import run_model
+
+if TYPE_CHECKING:
+    from scicustom.bootstrap import Context
 
 CONFIDENCE = 0.95
 EXIT_CALLS_FAILED = 1
@@ -142,9 +145,9 @@ def build_answerers(models: ModelsFile, settings: Settings,
     return answerers, adapters
 
 
-def _evaluate(args: argparse.Namespace) -> int:
+def _evaluate(args: argparse.Namespace, ctx: Context) -> int:
     from scicustom.adapters.evaluation_files import EvaluationFolder
-    from scicustom.adapters.litellm_llm import LLMCallFailed
+    from scicustom.core.errors import LLMCallFailed
 
     if args.concurrency < 1:
         raise InvalidInput("--concurrency", "must be >= 1")

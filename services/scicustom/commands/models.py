@@ -8,6 +8,10 @@ time, so every pod starts with ready, read-only model files.
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from scicustom.bootstrap import Context
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -17,7 +21,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     prepare.set_defaults(handler=_prepare)
 
 
-def _prepare(args: argparse.Namespace) -> int:
+def _prepare(args: argparse.Namespace, ctx: Context) -> int:
     from scicustom.adapters.packaged_models import MINILM_NAME, SMOLLM_NAME, load_minilm, load_smollm
     from scicustom.config import Settings
 

@@ -17,10 +17,13 @@ import re
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from scicustom.config import Settings
 from scicustom.core.errors import InvalidInput, PreconditionFailed
+
+if TYPE_CHECKING:
+    from scicustom.bootstrap import Context
 
 log = logging.getLogger(__name__)
 KEYWORDS_FILE = "knowledge_units_with_keywords.json"
@@ -89,7 +92,7 @@ def write_json_atomic(path: Path, payload: Any) -> None:
     os.replace(tmp, path)
 
 
-def _import(args: argparse.Namespace) -> int:
+def _import(args: argparse.Namespace, ctx: Context) -> int:
     from scicustom.adapters.ontology_obo_file import read_ontology_file
     from scicustom.adapters.ontology_package_cache import PackageCache
     from scicustom.ontology.importing import import_source
@@ -126,7 +129,7 @@ def _import(args: argparse.Namespace) -> int:
     return 0
 
 
-def _report(args: argparse.Namespace) -> int:
+def _report(args: argparse.Namespace, ctx: Context) -> int:
     store = _store()
     try:
         if not store.source_names():
@@ -174,7 +177,7 @@ def _vector_cache(encoder: Any) -> Any:
     return LabelVectorCache(_ontology_dir() / "label_vectors.npz", encoder)
 
 
-def _keywords(args: argparse.Namespace) -> int:
+def _keywords(args: argparse.Namespace, ctx: Context) -> int:
     from scicustom.adapters.minilm_embedder import MiniLMEmbedder
     from scicustom.ontology.unit_keywords import anchor_unit_set, coverage, with_keywords
 
@@ -202,7 +205,7 @@ def _keywords(args: argparse.Namespace) -> int:
     return 0
 
 
-def _units(args: argparse.Namespace) -> int:
+def _units(args: argparse.Namespace, ctx: Context) -> int:
     from scicustom.core.ontology.unit_selection import select_units
     from scicustom.ontology.unit_sets import selection_to_unit_set
 
@@ -270,7 +273,7 @@ def _offline_selection(dags: list[Any], min_descendants: int) -> tuple[Any, Any]
     return in_sample(bench, exemplars)
 
 
-def _agreement(args: argparse.Namespace) -> int:
+def _agreement(args: argparse.Namespace, ctx: Context) -> int:
     from scicustom.core.ontology.agreement import agreement
     from scicustom.core.units import NON_SCIENTIFIC
     from scicustom.ontology.judge_training import (

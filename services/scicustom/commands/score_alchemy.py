@@ -33,7 +33,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from scicustom.commands.jsonl_files import read_jsonl, write_json, write_jsonl
 from scicustom.commands.llm_access import add_llm_arguments, build_llm, usage_summary
@@ -43,6 +43,9 @@ from scicustom.core.alchemy.prediction import PredictionTarget, RecipePredictor
 from scicustom.core.alchemy.report import judge_report, overlap_baselines, parse_expert_rating
 from scicustom.core.alchemy.retrieval import LibraryRecipe, RecipeLibrary
 from scicustom.core.errors import InvalidInput
+
+if TYPE_CHECKING:
+    from scicustom.bootstrap import Context
 
 
 def register(suites: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -94,7 +97,7 @@ def _text(row: dict[str, Any], key: str, where: str, *, required: bool = True) -
     return value
 
 
-def run_extract(args: argparse.Namespace) -> int:
+def run_extract(args: argparse.Namespace, ctx: Context) -> int:
     _positive(args.workers, "--workers")
     papers = [Paper(id=str(row.get("id", "")) or where, text=_text(row, "text", where))
               for where, row in read_jsonl(args.papers, "--papers")]
@@ -127,7 +130,7 @@ def _library(path: Path) -> list[LibraryRecipe]:
     return recipes
 
 
-def run_predict(args: argparse.Namespace) -> int:
+def run_predict(args: argparse.Namespace, ctx: Context) -> int:
     _positive(args.batch_size, "--batch-size")
     if args.top_k < 0:
         raise InvalidInput("--top-k", "must be >= 0")
@@ -170,7 +173,7 @@ def run_predict(args: argparse.Namespace) -> int:
     return 0
 
 
-def run_judge(args: argparse.Namespace) -> int:
+def run_judge(args: argparse.Namespace, ctx: Context) -> int:
     _positive(args.workers, "--workers")
     inputs, groups, seen = [], [], set()
     for where, row in read_jsonl(args.predictions, "--predictions"):

@@ -52,6 +52,7 @@ from scicustom.core.m2m.vocabulary import M2MVocabulary, parse_vocabulary
 
 if TYPE_CHECKING:
     from scicustom.adapters.litellm_llm import LiteLLMAdapter
+    from scicustom.bootstrap import Context
 
 VOCABULARY_FILE = RESOURCES / "m2m_vocabulary.json"
 
@@ -88,7 +89,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     parser.set_defaults(handler=run_score_m2m)
 
 
-def run_score_m2m(args: argparse.Namespace) -> int:
+def run_score_m2m(args: argparse.Namespace, ctx: Context) -> int:
     options = ScoringOptions.corrected() if args.corrected else ScoringOptions(
         missing_as_empty=args.missing_as_empty, word_bounded_terms=args.word_bounded_terms,
         stable_vocabulary=args.stable_vocabulary, unicode_units=args.unicode_units)

@@ -27,7 +27,7 @@ import argparse
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
@@ -42,6 +42,9 @@ from scicustom.core.sciif.items import ModelAnswer, SciIFItem, parse_answers, pa
 from scicustom.core.sciif.quantities import UnitParser
 from scicustom.core.sciif.report import build_report
 from scicustom.ports import LLM
+
+if TYPE_CHECKING:
+    from scicustom.bootstrap import Context
 
 DEFAULT_CATALOG = RESOURCES / "sciif" / "catalog.yaml"
 
@@ -82,7 +85,7 @@ def load_catalog(path: Path) -> Catalog:
     return parse_catalog(data)
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace, ctx: Context) -> int:
     if args.workers < 1:
         raise InvalidInput("--workers", "must be at least 1")
     catalog = load_catalog(args.catalog)

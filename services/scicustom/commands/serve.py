@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from scicustom.bootstrap import Context
 from scicustom.core.errors import InvalidInput
+
+if TYPE_CHECKING:
+    from scicustom.bootstrap import Context
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -21,7 +25,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     tagger.set_defaults(handler=_serve_tagger)
 
 
-def _serve_tagger(args: argparse.Namespace) -> int:
+def _serve_tagger(args: argparse.Namespace, ctx: Context) -> int:
     from scicustom.tagger.artifact import current_artifact_dir
 
     for flag, port in (("--http-port", args.http_port), ("--grpc-port", args.grpc_port)):
@@ -29,7 +33,7 @@ def _serve_tagger(args: argparse.Namespace) -> int:
             raise InvalidInput(flag, f"{port} is not a port")
     if args.max_batch < 1:
         raise InvalidInput("--max-batch", "must be >= 1")
-    directory = current_artifact_dir(Context().settings.home, args.version)
+    directory = current_artifact_dir(ctx.settings.home, args.version)
     if not (directory / "manifest.json").exists():
         raise InvalidInput("--version", f"no trained tagger in {directory}")
     # kserve reads sys.argv when imported; import it only here, in the server process.

@@ -16,6 +16,9 @@ from scicustom.core.errors import InvalidInput, PreconditionFailed
 if TYPE_CHECKING:
     import grpc
 
+    from scicustom.bootstrap import Context
+
+
 # Service name -> the module whose `binding(ctx)` serves it (imported only for the service asked for).
 SERVICES = {
     "ontology": "scicustom.ontology.servicer",
@@ -53,18 +56,16 @@ def server_interceptors() -> list[grpc.ServerInterceptor]:
     return [server_interceptor(), RequestLogInterceptor(), StatusMappingInterceptor()]
 
 
-def run_service(args: argparse.Namespace) -> int:
+def run_service(args: argparse.Namespace, ctx: Context) -> int:
     module_name = SERVICES.get(args.name)
     if module_name is None:
         raise InvalidInput("name", f"{args.name!r} is not one of {', '.join(SERVICES)}")
     if args.port is not None and not 0 <= args.port < 65536:
         raise InvalidInput("--port", f"{args.port} is not a port")
-    from scicustom.bootstrap import Context
     from scicustom.grpc_server.server import serve
     from scicustom.telemetry.tracing_setup import configure_tracing, shutdown_tracing
 
     configure_tracing(f"scicustom-{args.name}")
-    ctx = Context()
     if args.name in EVENT_DRIVEN and not ctx.cluster:
         # Their work happens in Kafka workers; an in-process bus in a lone server reaches none.
         raise PreconditionFailed(f"the {args.name} service needs the cluster profile (Kafka and the stage "

@@ -10,11 +10,14 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from scicustom.bootstrap import Context
 from scicustom.commands.jsonl_files import read_jsonl, write_jsonl
 from scicustom.core.errors import InvalidInput
+
+if TYPE_CHECKING:
+    from scicustom.bootstrap import Context
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -43,14 +46,13 @@ def item_text(where: str, row: dict[str, Any]) -> str:
     return f"{question.strip()}\nAnswer: {answer.strip()}" if answer and answer.strip() else question.strip()
 
 
-def _tag(args: argparse.Namespace) -> int:
+def _tag(args: argparse.Namespace, ctx: Context) -> int:
     rows = read_jsonl(args.input, "--input")
     texts = [item_text(where, row) for where, row in rows]
-    ctx = Context()
     tagger: Any
     if args.tagger == "zeroshot":
+        from scicustom.app.index_keys import CALIBRATION_KEY
         from scicustom.core.zero_shot_tagger import ZeroShotParams, ZeroShotTagger
-        from scicustom.ingest.corpus_tagging import CALIBRATION_KEY
 
         if not ctx.store.exists(CALIBRATION_KEY):
             raise InvalidInput("--tagger", "the zero-shot tagger is not calibrated; run `scicustom corpus tag`")

@@ -5,11 +5,14 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from scicustom.bootstrap import Context
 from scicustom.core.errors import InvalidInput
 from scicustom.core.units import UnitCatalog
+
+if TYPE_CHECKING:
+    from scicustom.bootstrap import Context
 
 KEYWORDS_FILE = "knowledge_units_with_keywords.json"
 
@@ -99,7 +102,7 @@ def _print_evaluation(evaluation: dict[str, Any]) -> None:
               f"{a['mean_units']:.2f} units/item")
 
 
-def _train(args: argparse.Namespace) -> int:
+def _train(args: argparse.Namespace, ctx: Context) -> int:
     from scicustom.core.tagger_training.llm_writer import LLMQueryWriter
     from scicustom.tagger.artifact import tagger_root
     from scicustom.tagger.datasets import DataPlan
@@ -108,7 +111,6 @@ def _train(args: argparse.Namespace) -> int:
 
     if args.synthetic < 1 or args.epochs < 1 or not 0.0 <= args.keyword_heldout < 1.0:
         raise InvalidInput("tagger train", "--synthetic and --epochs must be >= 1, --keyword-heldout in [0, 1)")
-    ctx = Context()
     writer = LLMQueryWriter(ctx.llm, args.llm_model) if args.llm_model else None
     inputs = _inputs(ctx, args.units, writer)
     plan = DataPlan(synthetic=args.synthetic, keyword_heldout=args.keyword_heldout, seed=args.seed)
@@ -120,11 +122,10 @@ def _train(args: argparse.Namespace) -> int:
     return 0
 
 
-def _eval(args: argparse.Namespace) -> int:
+def _eval(args: argparse.Namespace, ctx: Context) -> int:
     from scicustom.tagger.artifact import current_artifact_dir
     from scicustom.tagger.pipeline import evaluate_artifact
 
-    ctx = Context()
     directory = current_artifact_dir(ctx.settings.home, args.version)
     try:
         evaluation = evaluate_artifact(_inputs(ctx, args.units), directory)
@@ -134,10 +135,9 @@ def _eval(args: argparse.Namespace) -> int:
     return 0
 
 
-def _retag(args: argparse.Namespace) -> int:
+def _retag(args: argparse.Namespace, ctx: Context) -> int:
     from scicustom.ingest.trained_tagging import retag_corpus
 
-    ctx = Context()
     if args.tagger == "zeroshot":
         from scicustom.ingest.corpus_tagging import tag_corpus
 
@@ -158,11 +158,10 @@ def _retag(args: argparse.Namespace) -> int:
     return 0
 
 
-def _export_triton(args: argparse.Namespace) -> int:
+def _export_triton(args: argparse.Namespace, ctx: Context) -> int:
     from scicustom.tagger.artifact import current_artifact_dir, load_artifact
     from scicustom.tagger.triton_repository import write_triton_repository
 
-    ctx = Context()
     artifact = load_artifact(current_artifact_dir(ctx.settings.home, args.version))
     path = write_triton_repository(artifact, args.out, max_batch=args.max_batch)
     print(f"Triton model repository for {artifact.version} written to {path}")

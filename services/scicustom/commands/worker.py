@@ -11,10 +11,13 @@ import argparse
 import logging
 import signal
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from scicustom.core.errors import InvalidInput
 from scicustom.workers.topics import BUILD_STAGES, INGEST_STAGES, STAGES
+
+if TYPE_CHECKING:
+    from scicustom.bootstrap import Context
 
 log = logging.getLogger(__name__)
 
@@ -56,7 +59,7 @@ def consume_stage(worker: Any, stop: threading.Event) -> int:
         return EXIT_CONSUMER_FAILED
 
 
-def run_workers(args: argparse.Namespace) -> int:
+def run_workers(args: argparse.Namespace, ctx: Context) -> int:
     unknown = [s for s in args.stages if s not in STAGES]
     if unknown:
         raise InvalidInput("stage", f"{', '.join(unknown)} is not one of {', '.join(STAGES)}")
@@ -64,13 +67,11 @@ def run_workers(args: argparse.Namespace) -> int:
         raise InvalidInput("stage", "a stage is named twice")
     from grpc_health.v1 import health_pb2
 
-    from scicustom.bootstrap import Context
     from scicustom.grpc_server.server import dump_stacks_on_sigusr1, start_server
     from scicustom.telemetry.tracing_setup import configure_tracing, shutdown_tracing
     from scicustom.workers.stage_consumer import EXIT_DRAINED, StageWorker, WorkerOptions
     from scicustom.workers.topics import Topics
 
-    ctx = Context()
     settings = ctx.settings
     configure_tracing(f"scicustom-worker-{'-'.join(args.stages)}")
     port = settings.grpc_port if args.health_port is None else args.health_port

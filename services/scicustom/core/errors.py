@@ -23,3 +23,7 @@ class NotFound(LookupError):
         super().__init__(f"{what}: {problem}")
         self.field = what
         self.problem = problem
+
+
+class LLMCallFailed(RuntimeError):
+    """An LLM call failed after its retries (provider down, rate limited, bad reply)."""

@@ -1,3 +1,3 @@
 """GeneratorService: selected items -> MCQs as a build makes them (servicer.py); the offline
 distractor sources (neighbour_answers.py, distractor_corpus.py) and the per-item conversion
-(core/mcq_conversion.py)."""
+(core/build/mcq.py)."""

@@ -1,4 +1,4 @@
-"""GeneratorService: items -> MCQs as a build's generation stage makes them (`core.mcq_conversion.to_mcq`),
+"""GeneratorService: items -> MCQs as a build's generation stage makes them (`core.build.mcq.to_mcq`),
 for stored corpus items or items given inline. The corpus is read only for what a request needs:
 items for stored ids, tags and embeddings for offline distractors."""
 
@@ -13,11 +13,10 @@ from typing import Any
 import grpc
 
 from scicustom.bootstrap import Context
+from scicustom.core.build.llm_judges import LLMMCQWriter
+from scicustom.core.build.mcq import MCQ, to_mcq
 from scicustom.core.corpus_item import CorpusItem, make_item
 from scicustom.core.errors import InvalidInput, NotFound, PreconditionFailed
-from scicustom.core.llm_judges import LLMMCQWriter
-from scicustom.core.mcq import MCQ
-from scicustom.core.mcq_conversion import to_mcq
 from scicustom.core.requirement import Requirement
 from scicustom.generator.distractor_corpus import DistractorCorpus
 from scicustom.generator.v1 import generator_pb2 as pb

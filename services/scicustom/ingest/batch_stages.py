@@ -21,7 +21,6 @@ from typing import Any
 
 import numpy as np
 
-from scicustom.adapters.parquet_corpus import CorpusRepository
 from scicustom.core.corpus_item import CorpusItem
 from scicustom.core.intrinsic import quality_score
 from scicustom.core.units import UnitCatalog
@@ -34,7 +33,16 @@ from scicustom.ingest.item_batches import (
     tagged_line,
 )
 from scicustom.ingest.search_indexing import mark_indexed
-from scicustom.ports import AnswerPerplexity, Embedder, IndexedItem, ObjectStore, SearchIndex, Tagger, UnitScore
+from scicustom.ports import (
+    AnswerPerplexity,
+    CorpusRepository,
+    Embedder,
+    IndexedItem,
+    ObjectStore,
+    SearchIndex,
+    Tagger,
+    UnitScore,
+)
 from scicustom.workers.envelopes import canonical_bytes
 
 

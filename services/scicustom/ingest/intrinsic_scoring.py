@@ -8,10 +8,9 @@ from dataclasses import dataclass
 
 from tqdm import tqdm
 
-from scicustom.adapters.parquet_corpus import CorpusRepository
 from scicustom.core.corpus_item import CorpusItem
 from scicustom.core.intrinsic import quality_score
-from scicustom.ports import AnswerPerplexity
+from scicustom.ports import AnswerPerplexity, CorpusRepository
 
 CHUNK = 256  # items scored between two saves, so an interrupted run keeps its progress
 

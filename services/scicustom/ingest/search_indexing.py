@@ -18,11 +18,10 @@ from dataclasses import dataclass
 
 from tqdm import tqdm
 
-from scicustom.adapters.parquet_corpus import CorpusRepository
 from scicustom.core.errors import InvalidInput, PreconditionFailed
 from scicustom.ingest.corpus_tagging import item_embeddings
 from scicustom.ingest.intrinsic_scoring import ensure_intrinsic_scores
-from scicustom.ports import AnswerPerplexity, Embedder, IndexedItem, ObjectStore, SearchIndex
+from scicustom.ports import AnswerPerplexity, CorpusRepository, Embedder, IndexedItem, ObjectStore, SearchIndex
 from scicustom.workers.envelopes import canonical_bytes
 
 DEFAULT_CHUNK = 500

@@ -18,11 +18,10 @@ from dataclasses import dataclass
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from scicustom.adapters.parquet_corpus import CorpusRepository
 from scicustom.adapters.sparse_unit_index import SparseUnitIndex
+from scicustom.app.index_keys import CURRENT_INDEX_KEY
 from scicustom.core.errors import PreconditionFailed
-from scicustom.ingest.corpus_tagging import CURRENT_INDEX_KEY
-from scicustom.ports import ObjectStore, Tagger
+from scicustom.ports import CorpusRepository, ObjectStore, Tagger
 
 
 @dataclass

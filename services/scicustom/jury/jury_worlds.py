@@ -10,7 +10,7 @@ from typing import Any
 
 from scicustom.bootstrap import Context
 from scicustom.builds.build_world import JuryOptions, assemble_world
-from scicustom.core.build_pipeline import BuildWorld
+from scicustom.core.build.pipeline import BuildWorld
 from scicustom.core.requirement import Requirement
 
 Assemble = Callable[[Context, Requirement, int, JuryOptions, Callable[[str, int, int], None]],

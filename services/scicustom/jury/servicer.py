@@ -11,11 +11,11 @@ import grpc
 from scicustom.bootstrap import Context
 from scicustom.builds.build_spec import MAX_TEXT_CHARS, requirement_from_yaml_text
 from scicustom.builds.build_world import JuryOptions
-from scicustom.core.build_pipeline import MIN_JURY, BuildPipeline, BuildWorld
-from scicustom.core.cutoff import Probe
+from scicustom.core.build.cutoff import Probe
+from scicustom.core.build.pipeline import MIN_JURY, BuildPipeline, BuildWorld
+from scicustom.core.build.vote import VoteResult
 from scicustom.core.errors import InvalidInput, NotFound
 from scicustom.core.requirement import Requirement, requirement_from_mapping, requirement_from_text
-from scicustom.core.voting import VoteResult
 from scicustom.grpc_server.field_checks import bounded, checked_list
 from scicustom.grpc_server.server import ServiceBinding
 from scicustom.grpc_server.status_mapping import check_deadline

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 import grpc
 
 from scicustom.bootstrap import Context
-from scicustom.core.candidates import Candidate, order_candidates
+from scicustom.core.build.candidates import Candidate, order_candidates
 from scicustom.core.errors import InvalidInput
 from scicustom.grpc_server.field_checks import bounded, checked_list, checked_text
 from scicustom.grpc_server.server import ServiceBinding

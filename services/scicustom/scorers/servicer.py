@@ -12,10 +12,10 @@ from typing import NoReturn
 
 import grpc
 
-from scicustom.adapters.litellm_llm import LLMCallFailed
 from scicustom.bootstrap import Context
 from scicustom.commands.score_m2m import load_vocabulary
 from scicustom.commands.score_sciif import DEFAULT_CATALOG, load_catalog
+from scicustom.core.errors import LLMCallFailed
 from scicustom.core.m2m.vocabulary import M2MVocabulary
 from scicustom.core.sciif.catalog import Catalog
 from scicustom.grpc_server.server import ServiceBinding

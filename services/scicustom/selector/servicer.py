@@ -11,8 +11,8 @@ import grpc
 import numpy as np
 
 from scicustom.bootstrap import Context
+from scicustom.core.build.proxy_subset import select_proxy_subset
 from scicustom.core.errors import InvalidInput, NotFound, PreconditionFailed
-from scicustom.core.proxy_subset import select_proxy_subset
 from scicustom.grpc_server.field_checks import bounded, checked_list
 from scicustom.grpc_server.server import ServiceBinding
 from scicustom.grpc_server.status_mapping import check_deadline

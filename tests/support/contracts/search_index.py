@@ -12,9 +12,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from scicustom.core.candidates import Candidate, order_candidates
+from scicustom.core.build.candidates import Candidate, order_candidates
+from scicustom.core.build.vote import aggregate_votes
 from scicustom.core.errors import InvalidInput
-from scicustom.core.voting import aggregate_votes
 from scicustom.ports import IndexedItem
 
 UNITS = ["u1", "u2", "u3", "u4", "u5"]

@@ -15,10 +15,10 @@ from scicustom.adapters.artifact_codec import (
     unit_to_proto,
 )
 from scicustom.artifacts.v1 import artifacts_pb2 as pb
-from scicustom.core.build_pipeline import BuildParams
+from scicustom.core.build.mcq import MCQ
+from scicustom.core.build.pipeline import BuildParams
 from scicustom.core.corpus_item import make_item
 from scicustom.core.errors import InvalidInput
-from scicustom.core.mcq import MCQ
 from scicustom.core.requirement import requirement_from_text
 from scicustom.core.units import KnowledgeUnit
 

@@ -3,13 +3,13 @@ from __future__ import annotations
 import numpy as np
 
 from scicustom.adapters.filesystem_store import FilesystemObjectStore
-from scicustom.adapters.parquet_corpus import CorpusRepository
+from scicustom.adapters.parquet_corpus import ParquetCorpusRepository
 from scicustom.adapters.sparse_unit_index import SparseUnitIndex
 from scicustom.core.corpus_item import make_item
 
 
 def test_items_round_trip_through_parquet(tmp_path):
-    repo = CorpusRepository(FilesystemObjectStore(tmp_path))
+    repo = ParquetCorpusRepository(FilesystemObjectStore(tmp_path))
     items = [make_item("mmlu", "MIT", "virology", "Q1?", ["a", "b", "c"], 1),
              make_item("user", "CC0", "", "Q2?", [], None, "free answer")]
     repo.save_items(items)
@@ -17,7 +17,7 @@ def test_items_round_trip_through_parquet(tmp_path):
 
 
 def test_embeddings_append_as_shards(tmp_path):
-    repo = CorpusRepository(FilesystemObjectStore(tmp_path))
+    repo = ParquetCorpusRepository(FilesystemObjectStore(tmp_path))
     repo.add_embeddings("m", ["a", "b"], np.eye(2, 3, dtype=np.float32))
     repo.add_embeddings("m", ["c"], np.ones((1, 3), dtype=np.float32))
     ids, matrix = repo.load_embeddings("m")
@@ -26,7 +26,7 @@ def test_embeddings_append_as_shards(tmp_path):
 
 
 def test_intrinsic_scores_merge(tmp_path):
-    repo = CorpusRepository(FilesystemObjectStore(tmp_path))
+    repo = ParquetCorpusRepository(FilesystemObjectStore(tmp_path))
     repo.add_intrinsic({"a": (50.0, 3.0)})
     repo.add_intrinsic({"b": (20.0, 9.5)})
     assert repo.load_intrinsic() == {"a": (50.0, 3.0), "b": (20.0, 9.5)}

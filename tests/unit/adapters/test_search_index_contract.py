@@ -10,7 +10,7 @@ from scicustom.adapters.embedded_search_index import EmbeddedSearchIndex
 from scicustom.adapters.embedded_vector_index import EmbeddedVectorIndex
 from scicustom.adapters.filesystem_store import FilesystemObjectStore
 from scicustom.adapters.sparse_unit_index import SparseUnitIndex
-from scicustom.core.candidates import Candidate
+from scicustom.core.build.candidates import Candidate
 from scicustom.ports import IndexedItem
 from tests.support.contracts.search_index import CONSENSUS, EXPECTED, SearchIndexContract
 

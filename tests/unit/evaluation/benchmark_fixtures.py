@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from scicustom.core.evaluation.mcq import MCQItem, parse_benchmark
+from scicustom.core.evaluation.benchmark_lines import MCQItem, parse_benchmark
 from tests.support.recorded_llm_server import RecordedLLMServer
 
 QUESTIONS = [

@@ -14,7 +14,7 @@ from scicustom.adapters.packaged_models import SMOLLM_NAME, load_smollm
 from scicustom.cli import main
 from scicustom.config import Settings
 from scicustom.core.errors import PreconditionFailed
-from scicustom.core.evaluation.mcq import parse_item
+from scicustom.core.evaluation.benchmark_lines import parse_item
 from scicustom.core.evaluation.prompt import scoring_prompt
 
 MCQS = [

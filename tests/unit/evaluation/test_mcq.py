@@ -5,7 +5,7 @@ import json
 import pytest
 
 from scicustom.core.errors import InvalidInput
-from scicustom.core.evaluation.mcq import parse_benchmark, split_query
+from scicustom.core.evaluation.benchmark_lines import parse_benchmark, split_query
 
 
 def test_splits_stem_and_options() -> None:

@@ -10,10 +10,11 @@ from typing import Any
 import pytest
 
 from scicustom.adapters.evaluation_files import ProgressFiles
-from scicustom.adapters.litellm_llm import LiteLLMAdapter, LLMCallFailed
+from scicustom.adapters.litellm_llm import LiteLLMAdapter
 from scicustom.adapters.llm_response_cache import LLMResponseCache
+from scicustom.core.errors import LLMCallFailed
+from scicustom.core.evaluation.benchmark_lines import MCQItem
 from scicustom.core.evaluation.chat_answerer import ChatMCQAnswerer
-from scicustom.core.evaluation.mcq import MCQItem
 from scicustom.core.evaluation.responses import ItemResponse, ModelAnswer
 from scicustom.core.evaluation.run import run_model
 from scicustom.ports import LLM, Completion

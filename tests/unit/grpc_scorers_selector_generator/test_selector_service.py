@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from scicustom.core.proxy_subset import select_proxy_subset
+from scicustom.core.build.proxy_subset import select_proxy_subset
 from scicustom.selector.servicer import binding
 from scicustom.selector.v1 import selector_pb2 as pb
 from scicustom.selector.v1 import selector_pb2_grpc as pb_grpc

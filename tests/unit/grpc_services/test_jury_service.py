@@ -7,7 +7,7 @@ import pytest
 from grpc_health.v1 import health_pb2
 
 from scicustom.builds.build_world import JuryOptions, assemble_world
-from scicustom.core.build_pipeline import BuildParams, BuildPipeline
+from scicustom.core.build.pipeline import BuildParams, BuildPipeline
 from scicustom.core.requirement import requirement_from_text
 from scicustom.grpc_server.server import ServiceBinding
 from scicustom.jury.jury_worlds import JuryWorlds

@@ -10,7 +10,7 @@ from grpc_health.v1 import health_pb2
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scicustom.core.candidates import order_candidates
+from scicustom.core.build.candidates import order_candidates
 from scicustom.retrieval.servicer import SERVICE_NAME, binding
 from scicustom.retrieval.v1 import retrieval_pb2 as pb
 from scicustom.retrieval.v1 import retrieval_pb2_grpc as pb_grpc

@@ -10,13 +10,13 @@ import numpy as np
 import pytest
 
 from scicustom.adapters.filesystem_store import FilesystemObjectStore
-from scicustom.adapters.parquet_corpus import CorpusRepository, batch_shard_name
+from scicustom.adapters.parquet_corpus import ParquetCorpusRepository, batch_shard_name
 from scicustom.core.corpus_item import make_item
 
 
 @pytest.fixture
-def repo(tmp_path) -> CorpusRepository:
-    return CorpusRepository(FilesystemObjectStore(tmp_path))
+def repo(tmp_path) -> ParquetCorpusRepository:
+    return ParquetCorpusRepository(FilesystemObjectStore(tmp_path))
 
 
 def _item(question: str, subject: str = ""):

@@ -8,7 +8,7 @@ import pytest
 
 from scicustom.adapters.embedded_search_index import EmbeddedSearchIndex
 from scicustom.adapters.filesystem_store import FilesystemObjectStore
-from scicustom.adapters.parquet_corpus import CorpusRepository
+from scicustom.adapters.parquet_corpus import ParquetCorpusRepository
 from scicustom.cli import build_parser, main
 from scicustom.core.corpus_item import make_item
 from scicustom.core.errors import InvalidInput, PreconditionFailed
@@ -21,7 +21,7 @@ EMBEDDER = HashingEmbedder()
 
 
 def _corpus(tmp_path):
-    repo = CorpusRepository(FilesystemObjectStore(tmp_path / "store"))
+    repo = ParquetCorpusRepository(FilesystemObjectStore(tmp_path / "store"))
     items = [make_item("s", "CC0", "", f"Question {k} about a virus?", [], None, f"answer {'x' * k}")
              for k in range(7)]
     repo.save_items(items)

@@ -6,13 +6,13 @@ import math
 
 import pytest
 
-from scicustom.core.build_pipeline import METHODS, BuildParams, BuildPipeline
-from scicustom.core.errors import InvalidInput
-from scicustom.core.local_judges import (
+from scicustom.core.build.local_judges import (
     EmbeddingUnitRanker,
     ProfileBM25UnitRanker,
     PrototypeUnitRanker,
 )
+from scicustom.core.build.pipeline import METHODS, BuildParams, BuildPipeline
+from scicustom.core.errors import InvalidInput
 from scicustom.core.requirement import requirement_from_text
 from tests.support.hashing_embedder import HashingEmbedder
 from tests.support.synthetic_world import synthetic_world

@@ -5,8 +5,8 @@ import math
 from hypothesis import given
 from hypothesis import strategies as st
 
-from scicustom.core.candidates import order_candidates
-from scicustom.core.cutoff import binary_search_cutoff, greedy_scan
+from scicustom.core.build.candidates import order_candidates
+from scicustom.core.build.cutoff import binary_search_cutoff, greedy_scan
 
 
 def test_order_by_shared_count_then_mean_rank_then_id():

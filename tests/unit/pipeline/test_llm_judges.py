@@ -2,15 +2,15 @@ from __future__ import annotations
 
 from scicustom.adapters.litellm_llm import LiteLLMAdapter
 from scicustom.adapters.llm_response_cache import LLMResponseCache
-from scicustom.core.corpus_item import make_item
-from scicustom.core.llm_judges import (
+from scicustom.core.build.llm_judges import (
     LLMMCQWriter,
     LLMRelevanceJudge,
     LLMUnitRanker,
     parse_ranked_tags,
     parse_yes_no,
 )
-from scicustom.core.mcq import parse_llm_mcq
+from scicustom.core.build.mcq import parse_llm_mcq
+from scicustom.core.corpus_item import make_item
 from scicustom.core.requirement import requirement_from_text
 from scicustom.core.units import KnowledgeUnit
 

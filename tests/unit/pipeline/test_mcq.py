@@ -4,8 +4,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from scicustom.core.build.mcq import answer_slot, from_mcq_item, from_open_item, parse_llm_mcq, pick_distractors
 from scicustom.core.corpus_item import make_item
-from scicustom.core.mcq import answer_slot, from_mcq_item, from_open_item, parse_llm_mcq, pick_distractors
 
 
 def test_mcq_item_is_kept_verbatim_with_labels():

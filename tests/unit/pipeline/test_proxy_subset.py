@@ -3,7 +3,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.stats import wasserstein_distance
 
-from scicustom.core.proxy_subset import normalised_scores, select_proxy_subset
+from scicustom.core.build.proxy_subset import normalised_scores, select_proxy_subset
 
 
 def _data(n: int, seed: int = 0):

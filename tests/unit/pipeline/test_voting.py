@@ -4,8 +4,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from scicustom.core.build.vote import aggregate_votes
 from scicustom.core.errors import InvalidInput
-from scicustom.core.voting import aggregate_votes
 
 CANDS = ["a", "b", "c", "d", "e"]
 

@@ -8,7 +8,7 @@ import pytest
 
 from scicustom.adapters.filesystem_store import FilesystemObjectStore
 from scicustom.adapters.onnx_tagger import OnnxTagger
-from scicustom.adapters.parquet_corpus import CorpusRepository
+from scicustom.adapters.parquet_corpus import ParquetCorpusRepository
 from scicustom.adapters.sparse_unit_index import SparseUnitIndex
 from scicustom.cli import main
 from scicustom.ingest.trained_tagging import load_digests, retag_corpus, text_digest
@@ -18,7 +18,7 @@ from tests.unit.tagger.tiny_world import corpus_items
 def test_retag_is_incremental_and_becomes_the_current_index(tiny_trained, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     _, result = tiny_trained
     tagger = OnnxTagger(result.artifact.directory)
-    repo = CorpusRepository(FilesystemObjectStore(tmp_path / "store"))
+    repo = ParquetCorpusRepository(FilesystemObjectStore(tmp_path / "store"))
     items = corpus_items(copies=2)
     repo.save_items(items)
     first = retag_corpus(repo, tagger, tagger.artifact.unit_ids, "ku_6")

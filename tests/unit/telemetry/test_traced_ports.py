@@ -22,7 +22,7 @@ from scicustom.adapters.traced_search_index import (
     TracedVectorIndex,
     traced_index,
 )
-from scicustom.core.candidates import Candidate
+from scicustom.core.build.candidates import Candidate
 from scicustom.core.errors import InvalidInput
 from scicustom.ports import Completion, ObjectStore
 from tests.support.contracts.object_store import ObjectStoreContract

@@ -12,8 +12,8 @@ from scicustom.builds.build_world import JuryOptions
 from scicustom.builds.output_files import render_files
 from scicustom.builds.servicer import BuildServicer
 from scicustom.builds.v1 import builds_pb2 as pb
-from scicustom.core.build_pipeline import METHODS, BuildParams, BuildPipeline
-from scicustom.core.build_stages import CandidateList, CutoffStage, Generated, Selection, VotedUnits
+from scicustom.core.build.pipeline import METHODS, BuildParams, BuildPipeline
+from scicustom.core.build.stage_records import CandidateList, CutoffStage, Generated, Selection, VotedUnits
 from scicustom.core.errors import InvalidInput, NotFound, PreconditionFailed
 from scicustom.core.requirement import requirement_from_text
 from scicustom.events.v1 import events_pb2 as ev

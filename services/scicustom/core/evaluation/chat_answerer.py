@@ -7,8 +7,8 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from scicustom.core.evaluation.benchmark_lines import MCQItem
 from scicustom.core.evaluation.label_extraction import extract_label
-from scicustom.core.evaluation.mcq import MCQItem
 from scicustom.core.evaluation.prompt import SYSTEM_PROMPT, answer_instruction, build_messages
 from scicustom.core.evaluation.responses import ModelAnswer
 from scicustom.ports import LLM

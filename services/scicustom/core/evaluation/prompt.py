@@ -7,7 +7,7 @@ The query goes in verbatim (it is what the recorded test server keys on).
 
 from __future__ import annotations
 
-from scicustom.core.evaluation.mcq import MCQItem
+from scicustom.core.evaluation.benchmark_lines import MCQItem
 
 SYSTEM_PROMPT = (
     "You are an expert in science answering a multiple-choice question. "

@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, Protocol
 
-from scicustom.core.evaluation.mcq import MCQItem
+from scicustom.core.evaluation.benchmark_lines import MCQItem
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 
-from scicustom.core.evaluation.mcq import MCQItem
+from scicustom.core.evaluation.benchmark_lines import MCQItem
 from scicustom.core.evaluation.responses import ItemResponse, MCQAnswerer, ModelAnswer, ProgressStore
 
 

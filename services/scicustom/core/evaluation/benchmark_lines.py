@@ -8,13 +8,13 @@ one per line, labelled "A. ..." to "E. ...". Evaluation needs the options apart 
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from scicustom.core.errors import InvalidInput
+from scicustom.core.jsonl import parse_jsonl
 
 LABELS = "ABCDE"
 _OPTION_LINE = re.compile(r"^\s*\(?([A-E])[.):]\s+(.*\S)\s*$")
@@ -78,16 +78,7 @@ def parse_benchmark(lines: Iterable[str], source: str = "benchmark") -> list[MCQ
     """Items of a benchmark file; blank lines are skipped, ids must be unique."""
     items: list[MCQItem] = []
     seen: set[str] = set()
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        where = f"{source} line {number}"
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InvalidInput(where, f"not JSON ({exc.msg})") from None
-        if not isinstance(record, dict):
-            raise InvalidInput(where, "expected a JSON object")
+    for where, record in parse_jsonl(lines, source):
         item = parse_item(record, where)
         if item.id in seen:
             raise InvalidInput(where, f"duplicate id {item.id!r}")

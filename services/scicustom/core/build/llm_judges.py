@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from rapidfuzz import fuzz, process
 
 from scicustom.core.corpus_item import CorpusItem
-from scicustom.core.prompts import (
+from scicustom.core.build.prompts import (
     MCQ_SYSTEM,
     MCQ_USER,
     RELEVANCE_SYSTEM,

@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from scicustom.core.candidates import Candidate
-from scicustom.core.mcq import MCQ
-from scicustom.core.voting import VoteResult
+from scicustom.core.build.candidates import Candidate
+from scicustom.core.build.mcq import MCQ
+from scicustom.core.build.vote import VoteResult
 
 
 def _number(value: Fraction | float) -> str | float:

@@ -10,14 +10,17 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from scicustom.core.corpus_item import CorpusItem, normalise_text
+from scicustom.core.requirement import Requirement
+from scicustom.ports import MCQWriter
 
 MCQ_LABELS = "ABCDE"
 OFFLINE_DISTRACTORS = 3
+MIN_DISTRACTORS = 3  # from_open_item takes 3-4
 
 
 @dataclass(frozen=True)
@@ -95,3 +98,24 @@ def parse_llm_mcq(text: str) -> tuple[str, str]:
     if answer not in labels:
         raise ValueError(f"answer {answer!r} is not one of the option labels")
     return query.strip(), answer
+
+def to_mcq(item: CorpusItem, provenance: dict[str, Any], seed: int, *, writer: MCQWriter | None,
+           requirement: Requirement, neighbour_answers: Callable[[CorpusItem], list[str]]
+           ) -> tuple[MCQ | None, list[str]]:
+    """The question (None when the item is left out) and the warnings a build records for it."""
+    if item.format == "mcq":
+        if len(item.options) > len(MCQ_LABELS):
+            return None, [f"{item.id}: {len(item.options)} options exceed A-E; left out"]
+        return from_mcq_item(item, provenance), []
+    warnings: list[str] = []
+    if writer is not None:
+        try:
+            query, answer = parse_llm_mcq(writer.write(requirement, item))
+            return MCQ(item.id, query, answer, provenance, writer.name), warnings
+        except ValueError as exc:
+            warnings.append(f"{item.id}: LLM MCQ unusable ({exc}); used nearest-item distractors")
+    distractors = pick_distractors(item.answer, neighbour_answers(item))
+    if len(distractors) < MIN_DISTRACTORS:
+        warnings.append(f"{item.id}: only {len(distractors)} distinct distractors found; left out")
+        return None, warnings
+    return from_open_item(item, distractors, seed, provenance), warnings

@@ -14,17 +14,17 @@ from typing import Any
 
 import numpy as np
 
-from scicustom.core.build_stages import CandidateList, CutoffStage, Generated, Selection, VotedUnits
-from scicustom.core.candidates import Candidate, order_candidates
+from scicustom.core.build.stage_records import CandidateList, CutoffStage, Generated, Selection, VotedUnits
+from scicustom.core.build.candidates import Candidate, order_candidates
 from scicustom.core.corpus_item import CorpusItem
-from scicustom.core.cutoff import CutoffResult, Probe, binary_search_cutoff, greedy_scan
+from scicustom.core.build.cutoff import CutoffResult, Probe, binary_search_cutoff, greedy_scan
 from scicustom.core.errors import InvalidInput
-from scicustom.core.mcq import MCQ
-from scicustom.core.mcq_conversion import to_mcq
-from scicustom.core.proxy_subset import ProxyResult, select_proxy_subset
+from scicustom.core.build.mcq import MCQ
+from scicustom.core.build.mcq import to_mcq
+from scicustom.core.build.proxy_subset import ProxyResult, select_proxy_subset
 from scicustom.core.requirement import Requirement
 from scicustom.core.units import UnitCatalog
-from scicustom.core.voting import VoteResult, aggregate_votes
+from scicustom.core.build.vote import VoteResult, aggregate_votes
 from scicustom.ports import MCQWriter, RelevanceJudge, UnitIndex, UnitRanker
 
 METHODS = ("scicustom", "embedding-knn", "embedding-filtering", "greedy-topk", "no-cutoff", "no-selection")
@@ -125,7 +125,7 @@ class BuildPipeline:
         return jury
 
     # -- the whole build, stage by stage ---------------------------------------------------------------
-    # Each stage takes the records of the earlier ones (see core/build_stages.py), so a Kafka worker
+    # Each stage takes the records of the earlier ones (see core/build/stage_records.py), so a Kafka worker
     # per stage and the embedded one-process run execute the same code on the same data.
     def run(self, requirement: Requirement, params: BuildParams) -> BuildResult:
         params.validate()
