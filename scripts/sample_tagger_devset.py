@@ -1,0 +1,59 @@
+"""Draw the items of the tagger's real-question development set (reproducible, seeded).
+
+Science items only, stratified by source (and MMLU subject) so every source and domain is present.
+Writes the items to label by hand, with their split (about 40% `heldout`, chosen by a hash of the
+id so it never depends on the labels). Their labels, made by reading under
+benchmarks/data/tagger_dev/RUBRIC.md, are in benchmarks/data/tagger_dev/devset.jsonl.
+
+    python scripts/sample_tagger_devset.py --store .scicustom/store --out /tmp/sample.jsonl
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+from pathlib import Path
+
+import numpy as np
+import pyarrow.parquet as pq
+
+MMLU_SCIENCE = (
+    "anatomy", "astronomy", "clinical_knowledge", "college_biology", "college_chemistry", "college_medicine",
+    "college_physics", "conceptual_physics", "high_school_biology", "high_school_chemistry",
+    "high_school_physics", "human_aging", "medical_genetics", "nutrition", "professional_medicine", "virology",
+)
+PER_SOURCE = {"mmlu": 200, "medmcqa": 110, "medqa": 50, "arc": 70, "openbookqa": 40, "sciq": 50, "lab_bench": 20}
+HELDOUT_SHARE = 0.4
+SEED = 20261125
+
+
+def split_of(item_id: str) -> str:
+    digest = int(hashlib.sha256(item_id.encode()).hexdigest()[:8], 16)
+    return "heldout" if digest / 0xFFFFFFFF < HELDOUT_SHARE else "dev"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--store", type=Path, default=Path(".scicustom/store"))
+    parser.add_argument("--out", type=Path, required=True)
+    args = parser.parse_args()
+    rows = pq.read_table(args.store / "corpus/items.parquet").to_pylist()
+    rng = np.random.default_rng(SEED)
+    chosen = []
+    for source, n in PER_SOURCE.items():
+        pool = sorted((r for r in rows if r["source"] == source
+                       and (source != "mmlu" or r["subject"] in MMLU_SCIENCE)), key=lambda r: r["id"])
+        picks = rng.choice(len(pool), size=min(n, len(pool)), replace=False)
+        chosen += [pool[i] for i in sorted(picks)]
+    with args.out.open("w", encoding="utf-8") as handle:
+        for r in chosen:
+            record = {"id": r["id"], "source": r["source"], "licence": r["licence"], "subject": r["subject"],
+                      "split": split_of(r["id"]), "question": r["question"], "options": r["options"],
+                      "answer": r["answer"]}
+            handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+    print(f"wrote {len(chosen)} items to {args.out}")
+
+
+if __name__ == "__main__":
+    main()
