@@ -71,8 +71,11 @@ proto: deps
 proto-check: deps
 	$(BIN)/python scripts/gen_protos.py --check
 
+# ruff (with banned infrastructure imports in the core), import-linter's layer contracts
+# (pyproject.toml [tool.importlinter]) and mypy --strict on core, ports and app.
 lint: deps
 	$(BIN)/ruff check services tests scripts benchmarks
+	$(BIN)/lint-imports
 	$(BIN)/mypy
 
 # Helm chart gate (offline): helm lint --strict, validated renders of k8s/examples, golden renders.

@@ -28,7 +28,8 @@ sys.path.insert(0, str(ROOT / "services"))
 import grpc  # noqa: E402
 import numpy as np  # noqa: E402
 
-from scicustom.commands.score_m2m import load_vocabulary  # noqa: E402
+from scicustom.app.distractor_corpus import DistractorCorpus  # noqa: E402
+from scicustom.app.scoring.m2m import RECORD_FIELDS, load_vocabulary  # noqa: E402
 from scicustom.commands.service import server_interceptors  # noqa: E402
 from scicustom.core.build.mcq import to_mcq  # noqa: E402
 from scicustom.core.build.proxy_subset import select_proxy_subset  # noqa: E402
@@ -36,11 +37,9 @@ from scicustom.core.m2m.records import records_from_jsonl  # noqa: E402
 from scicustom.core.m2m.scoring import score_records  # noqa: E402
 from scicustom.core.requirement import Requirement  # noqa: E402
 from scicustom.generator import servicer as generator  # noqa: E402
-from scicustom.generator.distractor_corpus import DistractorCorpus  # noqa: E402
 from scicustom.generator.v1 import generator_pb2, generator_pb2_grpc  # noqa: E402
 from scicustom.grpc_server.server import ServiceBinding, start_server  # noqa: E402
 from scicustom.scorers import servicer as scorers  # noqa: E402
-from scicustom.scorers.m2m_request import FIELDS  # noqa: E402
 from scicustom.scorers.v1 import scorers_pb2, scorers_pb2_grpc  # noqa: E402
 from scicustom.selector import servicer as selector  # noqa: E402
 from scicustom.selector.v1 import selector_pb2, selector_pb2_grpc  # noqa: E402
@@ -77,7 +76,8 @@ def bench_m2m(channel: grpc.Channel, rows_count: int) -> None:
     rows = synthetic_rows(rows_count)
     vocabulary = load_vocabulary()
     request = scorers_pb2.ScoreHypothesesRequest(records=[scorers_pb2.Hypothesis(
-        **{k: v for k, v in r.items() if k in FIELDS}, columns={k: v for k, v in r.items() if k not in FIELDS})
+        **{k: v for k, v in r.items() if k in RECORD_FIELDS},
+        columns={k: v for k, v in r.items() if k not in RECORD_FIELDS})
         for r in rows])
     stub = scorers_pb2_grpc.ScorerServiceStub(channel)
     data = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows).encode()

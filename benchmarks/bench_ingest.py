@@ -31,15 +31,17 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
+from scicustom.adapters.corpus_packaged_sources import WheelCorpusSources  # noqa: E402
 from scicustom.adapters.embedded_search_index import EmbeddedSearchIndex  # noqa: E402
 from scicustom.adapters.filesystem_store import FilesystemObjectStore  # noqa: E402
 from scicustom.adapters.parquet_corpus import ParquetCorpusRepository  # noqa: E402
+from scicustom.app.ingest.batch_stages import index_batch, tag_batch  # noqa: E402
+from scicustom.app.ingest.batch_submission import read_packaged  # noqa: E402
+from scicustom.app.ingest.item_batches import BatchKeys, WrittenBatch, write_imported  # noqa: E402
 from scicustom.bootstrap import EMBEDDING_DIMS, Context  # noqa: E402
 from scicustom.core.corpus_item import CorpusItem  # noqa: E402
 from scicustom.devstack.real_servers import start_noida_elasticsearch, start_seaweedfs, start_tansu  # noqa: E402
-from scicustom.ingest.batch_stages import index_batch, tag_batch  # noqa: E402
-from scicustom.ingest.batch_submission import publish_batch, read_packaged  # noqa: E402
-from scicustom.ingest.item_batches import BatchKeys, WrittenBatch, write_imported  # noqa: E402
+from scicustom.ingest.worker import ItemsImportedPublisher  # noqa: E402
 from scicustom.workers.topics import ITEMS_INDEXED, Topics  # noqa: E402
 from tests.support.ingest_harness import (  # noqa: E402
     CACHES,
@@ -57,7 +59,7 @@ STEPS = ("embedding", "tagging", "perplexity", "indexing")
 
 
 def read_items(n: int) -> list[CorpusItem]:
-    read = read_packaged(CACHES["wheel_cache_dir"], SOURCES, -(-n // len(SOURCES)))
+    read = read_packaged(WheelCorpusSources(CACHES["wheel_cache_dir"]), SOURCES, -(-n // len(SOURCES)))
     return [it for source in read for it in source.items][:n]
 
 
@@ -98,12 +100,13 @@ def through_kafka(ctx: Context, batches: list[list[CorpusItem]]) -> tuple[float,
     ensure_ingest_topics(ctx.event_bus, topics)
     ctx.search_index.item_ids()  # creates the index mapping outside the timed part
     written: list[WrittenBatch] = []
+    announce = ItemsImportedPublisher(ctx.store, ctx.event_bus, topics)
     with IngestWorkers(ctx, topics):
         time.sleep(4.0)  # group joins take session_timeout/2 on tansu: not part of the rate
         started = time.perf_counter()
         for k, chunk in enumerate(batches):
             batch = write_imported(ctx.store, {"source": "bench", "origin": f"kafka-{k}"}, chunk)
-            publish_batch(ctx.store, ctx.event_bus, topics, batch, "bench")
+            announce(batch, "bench")
             written.append(batch)
         events = read_envelopes(ctx.event_bus, topics.of(ITEMS_INDEXED), len(batches), 3600.0)
         seconds = time.perf_counter() - started
@@ -134,7 +137,7 @@ def main() -> None:
             es = start_noida_elasticsearch(work)
             servers.append(es.process)
             ctx = cluster_context(s3, kafka, es, work / "home", f"bench-{uuid.uuid4().hex[:8]}")
-            calibration = read_packaged(CACHES["wheel_cache_dir"], ["mmlu"], CALIBRATION_ITEMS)[0].items
+            calibration = read_packaged(ctx.packaged_corpus, ["mmlu"], CALIBRATION_ITEMS)[0].items
             ctx.tagger = calibrated_zero_shot(ctx.embedder, ctx.catalog, calibration)  # type: ignore[misc]
             # Model loads and first-call costs are part of neither rate.
             ctx.perplexity.perplexities([(it.question, it.answer) for it in calibration[:WARM_UP]])

@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "services"))
 
-from scicustom.commands.score_m2m import load_vocabulary  # noqa: E402
+from scicustom.app.scoring.m2m import load_vocabulary  # noqa: E402
 from scicustom.core.m2m.records import records_from_csv  # noqa: E402
 from scicustom.core.m2m.scoring import score_records  # noqa: E402
 from tests.unit.m2m.naive_m2m import naive_scores  # noqa: E402

@@ -17,8 +17,8 @@ from pathlib import Path
 
 from scicustom.adapters.filesystem_store import FilesystemObjectStore
 from scicustom.adapters.parquet_corpus import ParquetCorpusRepository
+from scicustom.app.ingest.corpus_importer import import_packaged
 from scicustom.bootstrap import Context
-from scicustom.ingest.corpus_importer import import_packaged
 
 CORES = os.cpu_count()
 
@@ -31,7 +31,7 @@ def bench_import(ctx: Context) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         repo = ParquetCorpusRepository(FilesystemObjectStore(Path(tmp)))
         started = time.perf_counter()
-        report = import_packaged(repo, ctx.settings.wheel_cache, show_progress=False)
+        report = import_packaged(repo, ctx.packaged_corpus, show_progress=False)
         seconds = time.perf_counter() - started
     read = sum(r.read for r in report.sources.values())
     print(f"corpus import      {rate(read, seconds):9.0f} records/s  ({read} records, {report.total_items} items, "

@@ -22,9 +22,9 @@ from typing import Any
 import numpy as np
 
 from scicustom.adapters.onnx_tagger import OnnxTagger
+from scicustom.adapters.tagger_artifact_store import current_artifact_dir, tagger_root
 from scicustom.bootstrap import Context
 from scicustom.core.errors import PreconditionFailed
-from scicustom.tagger.artifact import current_artifact_dir, tagger_root
 
 N_TEXTS = int(os.environ.get("BENCH_TAGGER_TEXTS", "4000"))
 N_ZEROSHOT = int(os.environ.get("BENCH_TAGGER_ZEROSHOT_TEXTS", "400"))
@@ -52,17 +52,17 @@ def artifact_home(ctx: Context, scratch: Path) -> tuple[Path, str]:
     except PreconditionFailed:
         pass
     from scicustom.adapters.packaged_models import minilm_path
-    from scicustom.tagger.artifact import save_artifact
-    from scicustom.tagger.network import StaticTokenTagger
-    from scicustom.tagger.onnx_export import export_onnx
+    from scicustom.adapters.tagger_artifact_store import save_artifact
+    from scicustom.adapters.torch_onnx_export import export_onnx
+    from scicustom.adapters.torch_tagger_network import StaticTokenTagger
+    from scicustom.core.tagger_training.train_config import TrainConfig
 
     units = ctx.catalog.units
-    from scicustom.tagger.training import TrainConfig
 
     rng = np.random.default_rng(0)
     members = [StaticTokenTagger(rng.normal(size=(30522, 384)).astype(np.float32), np.zeros(30522, np.float32),
                                  len(units)) for _ in TrainConfig().ensemble_embedding_factors]
-    save_artifact(tagger_root(scratch), export_onnx(members), minilm_path() / "tokenizer.json",
+    save_artifact(tagger_root(scratch), export_onnx(members), (minilm_path() / "tokenizer.json").read_bytes(),
                   [u.id for u in units], [u.name for u in units], [u.domain for u in units],
                   np.full(len(units), 0.5, np.float32), 256, 8, {"note": "untrained, benchmark shape"})
     return scratch, "untrained network of the production shape (no trained tagger in this home)"

@@ -7,8 +7,11 @@ only the corpus never loads a model.
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
 from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
 
 from scicustom.adapters.filesystem_store import FilesystemObjectStore
 from scicustom.adapters.llm_response_cache import LLMResponseCache
@@ -16,7 +19,10 @@ from scicustom.adapters.parquet_corpus import ParquetCorpusRepository
 from scicustom.adapters.traced_llm import TracedLLM
 from scicustom.adapters.traced_object_store import TracedObjectStore
 from scicustom.adapters.traced_search_index import traced_index
-from scicustom.app.index_keys import CALIBRATION_KEY, CURRENT_INDEX_KEY
+from scicustom.app.index_keys import CURRENT_INDEX_KEY
+from scicustom.app.ontology.source_requests import OntologySources
+from scicustom.app.ontology.unit_sets import UNIT_SETS_PREFIX, BlobStore
+from scicustom.app.ontology.workspace import OntologyWorkspace
 from scicustom.config import Settings
 from scicustom.core.errors import InvalidInput, PreconditionFailed
 from scicustom.core.units import UnitCatalog
@@ -26,12 +32,29 @@ from scicustom.ports import (
     CorpusRepository,
     Embedder,
     EventBus,
+    LabelVectors,
     ObjectStore,
+    OntologyStore,
+    PackagedCorpus,
     SearchIndex,
     Tagger,
+    TaggerArtifacts,
+    TaggerModelRepository,
+    TaggerTrainer,
     UnitIndex,
+    UnitIndexWriter,
     VectorIndex,
 )
+
+if TYPE_CHECKING:
+    from scicustom.adapters.packaged_models import PreparedModels
+    from scicustom.app.build.request import JuryOptions
+    from scicustom.app.build.world import Progress
+    from scicustom.app.build.world_cache import WorldCache
+    from scicustom.core.build.pipeline import BuildWorld
+    from scicustom.core.evaluation.model_spec import LocalModelSpec, ProviderSpec
+    from scicustom.core.evaluation.responses import EvaluationOutputs, MCQAnswerer
+    from scicustom.core.requirement import Requirement
 
 EMBEDDING_DIMS = 384  # all-MiniLM-L6-v2
 
@@ -125,21 +148,75 @@ class Context:
         SCICUSTOM_TAGGER_URL is set, else ONNX in process) or the calibrated zero-shot baseline."""
         version = self.current_index()["tagger_version"]
         if version.startswith("zeroshot-"):
+            from scicustom.app.tagging.corpus_tagging import zero_shot_threshold
             from scicustom.core.zero_shot_tagger import ZeroShotParams, ZeroShotTagger
 
-            if not self.store.exists(CALIBRATION_KEY):
-                raise PreconditionFailed("the zero-shot tagger is not calibrated; run `scicustom corpus tag`")
-            threshold = float(json.loads(self.store.get_bytes(CALIBRATION_KEY))["threshold"])
+            threshold = zero_shot_threshold(self.store)
             return ZeroShotTagger(self.embedder, self.catalog, ZeroShotParams(threshold=threshold))
         if self.settings.tagger_url:
-            from scicustom.adapters.triton_tagger import TritonTagger
+            return self.remote_tagger(self.settings.tagger_url, self.settings.tagger_protocol,
+                                      self.settings.tagger_model_name)
+        return self.tagger_artifacts.tagger(self.tagger_artifacts.load(version))
 
-            return TritonTagger(self.settings.tagger_url, protocol=self.settings.tagger_protocol,
-                                model_name=self.settings.tagger_model_name)
+    def remote_tagger(self, url: str, protocol: Literal["grpc", "http"] = "grpc", model_name: str = "tagger") -> Tagger:
+        """The tagger model behind KServe or Triton (Open Inference Protocol v2) at `url`."""
+        from scicustom.adapters.triton_tagger import TritonTagger
+
+        return TritonTagger(url, protocol=protocol, model_name=model_name)
+
+    @staticmethod
+    def trained_tagger_at(directory: Path, threads: int | None = None) -> Tagger:
+        """The trained version in `directory`, run in process (the KServe model server's tagger)."""
         from scicustom.adapters.onnx_tagger import OnnxTagger
-        from scicustom.tagger.artifact import current_artifact_dir
 
-        return OnnxTagger(current_artifact_dir(self.settings.home, version))
+        return OnnxTagger(directory, threads=threads)
+
+    @staticmethod
+    def has_trained_tagger(home: Path) -> bool:
+        """Whether the home at `home` holds a current trained tagger (the dev cluster then serves it)."""
+        from scicustom.adapters.tagger_artifact_store import tagger_root
+
+        return (tagger_root(home) / "current.json").exists()
+
+    @cached_property
+    def tagger_artifacts(self) -> TaggerArtifacts:
+        from scicustom.adapters.tagger_artifact_store import TaggerArtifactStore, tagger_root
+
+        return TaggerArtifactStore(tagger_root(self.settings.home))
+
+    @cached_property
+    def tagger_trainer(self) -> TaggerTrainer:
+        """PyTorch networks on the packaged MiniLM tokenizer and its distilled token vectors (cached)."""
+        from scicustom.adapters.minilm_token_vectors import distil_token_vectors
+        from scicustom.adapters.packaged_models import minilm_path
+        from scicustom.adapters.torch_tagger_trainer import TorchTaggerTrainer
+
+        return TorchTaggerTrainer(lambda: minilm_path() / "tokenizer.json",
+                                  lambda: distil_token_vectors(self.settings.model_cache))
+
+    @cached_property
+    def tagger_model_repository(self) -> TaggerModelRepository:
+        from scicustom.adapters.triton_model_repository import TritonModelRepository
+
+        return TritonModelRepository()
+
+    @cached_property
+    def unit_index_writer(self) -> UnitIndexWriter:
+        from scicustom.adapters.sparse_unit_index_writer import SparseUnitIndexWriter
+
+        return SparseUnitIndexWriter(self.store)
+
+    @cached_property
+    def packaged_corpus(self) -> PackagedCorpus:
+        from scicustom.adapters.corpus_packaged_sources import WheelCorpusSources
+
+        return WheelCorpusSources(self.settings.wheel_cache)
+
+    def prepare_local_models(self) -> PreparedModels:
+        """Loads MiniLM and converts SmolLM2 into the model cache (`scicustom models prepare`)."""
+        from scicustom.adapters.packaged_models import prepare_packaged_models
+
+        return prepare_packaged_models(self.settings.model_cache)
 
     @cached_property
     def corpus(self) -> CorpusRepository:
@@ -171,10 +248,102 @@ class Context:
 
     @cached_property
     def llm(self) -> LLM:
+        return self.llm_at(self.settings.llm_api_base, self.settings.llm_api_key)
+
+    def llm_at(self, api_base: str | None, api_key: str | None, *, max_retries: int | None = None,
+               requests_per_minute: int | None = None, timeout_s: float | None = None,
+               backoff_s: float = 1.0) -> LLM:
+        """An LLM client of its own (own rate limit) on the given OpenAI-compatible server (e.g.
+        `ontology units --api-base`), over the one response cache; unset limits come from the settings."""
         from scicustom.adapters.litellm_llm import LiteLLMAdapter
 
-        cache = LLMResponseCache(self.settings.llm_cache_path / "responses.sqlite")
-        return TracedLLM(LiteLLMAdapter(cache, max_retries=self.settings.llm_max_retries,
-                              requests_per_minute=self.settings.llm_requests_per_minute,
-                              timeout_s=self.settings.llm_timeout_s, api_base=self.settings.llm_api_base,
-                              api_key=self.settings.llm_api_key))
+        s = self.settings
+        cache = LLMResponseCache(s.llm_cache_path / "responses.sqlite")
+        return TracedLLM(LiteLLMAdapter(cache, max_retries=s.llm_max_retries if max_retries is None else max_retries,
+                                        requests_per_minute=requests_per_minute or s.llm_requests_per_minute,
+                                        timeout_s=timeout_s or s.llm_timeout_s, api_base=api_base, api_key=api_key,
+                                        backoff_s=backoff_s))
+
+    def provider_llm(self, provider: ProviderSpec) -> LLM:
+        """`evaluate`: the client of one provider of a models file, shared by its models (one rate
+        limit). A provider without its own server goes through the configured gateway, if any."""
+        key = provider.api_key
+        if provider.api_key_env is not None:
+            key = os.environ.get(provider.api_key_env)
+            if not key:
+                raise InvalidInput(f"providers.{provider.name}.api_key_env",
+                                   f"environment variable {provider.api_key_env} is not set")
+        own_server = provider.api_base is not None
+        return self.llm_at(provider.api_base if own_server else self.settings.llm_api_base,
+                           key if own_server else key or self.settings.llm_api_key,
+                           max_retries=provider.max_retries, requests_per_minute=provider.requests_per_minute,
+                           timeout_s=provider.timeout_s,
+                           backoff_s=1.0 if provider.backoff_s is None else provider.backoff_s)
+
+    def local_mcq_answerer(self, spec: LocalModelSpec) -> MCQAnswerer:
+        """`evaluate`: a local causal LM (a Hugging Face folder, or the packaged SmolLM2) answering by
+        log-likelihood; the model loads on first use."""
+        from scicustom.adapters.causal_lm_mcq_scorer import CausalLMMCQScorer, load_local_causal_lm
+
+        def load() -> tuple[Any, Any]:
+            if spec.path is not None:
+                return load_local_causal_lm(Path(spec.path))
+            from scicustom.adapters.packaged_models import load_smollm
+
+            return load_smollm(self.settings.model_cache)
+
+        identity = spec.model or str(Path(spec.path or "").resolve())
+        return CausalLMMCQScorer(spec.name, identity, load, scoring=spec.scoring, batch_size=spec.batch_size,
+                                 max_length=spec.max_length)
+
+    @staticmethod
+    def evaluation_outputs(directory: Path) -> EvaluationOutputs:
+        """`evaluate`'s output folder: results, ranking, responses and the progress a rerun resumes from."""
+        from scicustom.adapters.evaluation_files import EvaluationFolder
+
+        return EvaluationFolder(directory)
+
+    # The world a build runs in, assembled from the components above (embedded CLI, workers, jury).
+    def build_world(self, requirement: Requirement, seed: int, jury: JuryOptions,
+                    progress: Progress) -> tuple[BuildWorld, dict[str, Any]]:
+        from scicustom.app.build.world import assemble_world
+
+        return assemble_world(self, requirement, seed, jury, progress)
+
+    def world_cache(self) -> WorldCache:
+        """A cache of the last assembled world (one per servicer or worker process)."""
+        from scicustom.app.build.world_cache import WorldCache
+
+        return WorldCache(self.current_index, self.build_world)
+
+    # The ontology store and the files, sources and caches the ontology use cases work with.
+    @cached_property
+    def ontology_workspace(self) -> OntologyWorkspace:
+        return OntologyWorkspace(self.settings.home / "ontology")
+
+    def ontology_store(self) -> OntologyStore:
+        """A new connection to the ontology store; the caller closes it."""
+        from scicustom.adapters.ontology_store import SqliteOntologyStore
+
+        return SqliteOntologyStore(self.ontology_workspace.store_path)
+
+    @cached_property
+    def ontology_sources(self) -> OntologySources:
+        from scicustom.adapters.ontology_obo_file import read_ontology_file
+        from scicustom.adapters.ontology_package_cache import PackageCache
+        from scicustom.adapters.ontology_packaged_sources import packaged_sources
+
+        return OntologySources(packaged_sources(PackageCache(self.settings.cache_dir / "ontology")),
+                               read_ontology_file)
+
+    def label_vectors(self) -> LabelVectors:
+        """Ontology label embeddings cached in the workspace; read anew on each call (it can be large)."""
+        from scicustom.adapters.ontology_label_vectors import LabelVectorCache
+
+        return LabelVectorCache(self.ontology_workspace.label_vectors, self.embedder)
+
+    @cached_property
+    def unit_set_blobs(self) -> BlobStore:
+        from scicustom.adapters.content_addressed_store import ContentAddressedStore
+
+        return ContentAddressedStore(self.store, UNIT_SETS_PREFIX)

@@ -7,15 +7,20 @@ contract suite per port runs against each.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
 from scicustom.core.build.candidates import Candidate
+from scicustom.core.corpus_import import RawRecord
 from scicustom.core.corpus_item import CorpusItem
+from scicustom.core.ontology.dag import OntologyDAG, SourceInfo, SourceReport
 from scicustom.core.requirement import Requirement
+from scicustom.core.tagger_training.artifact import TaggerArtifact
+from scicustom.core.tagger_training.train_config import TrainConfig
 from scicustom.core.units import KnowledgeUnit
 
 
@@ -103,6 +108,9 @@ class CorpusRepository(Protocol):
     def save_tags(self, tagger_version: str, tags: dict[str, list[tuple[str, float]]]) -> None: ...
     def save_tags_shard(self, tagger_version: str, batch_id: str,
                         tags: dict[str, list[tuple[str, float]]]) -> str: ...
+    # A digest of the text each item was tagged from, per tagger version (retagging is incremental).
+    def load_text_digests(self, tagger_version: str) -> dict[str, str]: ...
+    def save_text_digests(self, tagger_version: str, digests: dict[str, str]) -> None: ...
 
 
 class Embedder(Protocol):
@@ -222,3 +230,82 @@ class MCQWriter(Protocol):
     name: str
 
     def write(self, requirement: Requirement, item: CorpusItem) -> str: ...
+
+
+class OntologyStore(Protocol):
+    """The imported ontology sources (one DAG each) with their import reports; one open
+    connection, closed by whoever opened it."""
+
+    def source_names(self) -> list[str]: ...
+    def has_source(self, name: str) -> bool: ...
+    def write_source(self, info: SourceInfo, dag: OntologyDAG, cycle_edges: Sequence[tuple[str, str]]) -> None: ...
+    def report(self) -> list[SourceReport]: ...
+    def load_dags(self, names: Sequence[str] | None = None) -> list[OntologyDAG]: ...
+    def close(self) -> None: ...
+
+
+class LabelVectors(Protocol):
+    """Embeddings of (source, node id, label) triples, L2-normalised rows, each label encoded once."""
+
+    def vectors(self, items: Sequence[tuple[str, str, str]]) -> np.ndarray: ...
+
+
+@dataclass(frozen=True)
+class CorpusSource:
+    """A QA corpus that ships inside a registry package; `edition` changes whenever its records would."""
+
+    name: str
+    licence: str
+    edition: str
+
+
+class PackagedCorpus(Protocol):
+    """The packaged QA corpora (DESIGN.md section 4), read offline from a package cache."""
+
+    def sources(self) -> list[CorpusSource]: ...  # in import order
+    def records(self, name: str) -> Iterator[RawRecord]: ...
+
+
+class UnitIndexWriter(Protocol):
+    """Builds the items x units index of one tagger's tags and stores it under `key`."""
+
+    def write(self, key: str, tags: Mapping[str, Sequence[tuple[str, float]]], unit_ids: Sequence[str]) -> None: ...
+
+
+class TaggerArtifacts(Protocol):
+    """The trained tagger's versions (ONNX model, tokenizer, manifest) and which one is current.
+
+    `version=None` means the current one; PreconditionFailed when there is none (or no manifest).
+    """
+
+    def save(self, onnx_model: bytes, tokenizer_json: bytes, unit_ids: list[str], unit_names: list[str],
+             unit_domains: list[str], thresholds: np.ndarray, max_tokens: int, max_units: int,
+             records: dict[str, Any], make_current: bool = True) -> TaggerArtifact: ...
+    def save_records(self, artifact: TaggerArtifact) -> None: ...  # rewrites the manifest
+    def directory(self, version: str | None = None) -> Path: ...
+    def load(self, version: str | None = None) -> TaggerArtifact: ...
+    def tagger(self, artifact: TaggerArtifact, threads: int | None = None) -> Tagger: ...
+
+
+@dataclass(frozen=True)
+class TrainedNetworks:
+    members: Sequence[Any]            # the trainer's own networks, handed back to `export_onnx`
+    epoch_losses: list[list[float]]   # per member, the mean loss of each epoch
+    validation_scores: np.ndarray     # validation texts x units: the ensemble's probabilities
+
+
+class TaggerTrainer(Protocol):
+    """Trains the tagger's networks on tokenised texts and exports the ensemble as one ONNX model."""
+
+    max_tokens: int
+
+    def tokenizer_json(self) -> bytes: ...
+    def train(self, texts: Sequence[str], label_columns: Sequence[Sequence[int]], validation_texts: Sequence[str],
+              n_units: int, config: TrainConfig) -> TrainedNetworks: ...
+    def export_onnx(self, trained: TrainedNetworks) -> bytes: ...
+
+
+class TaggerModelRepository(Protocol):
+    """Writes the serving model repository (Triton) of one trained version to `out`, replacing it."""
+
+    def write(self, artifact: TaggerArtifact, out: Path, max_batch: int) -> Path: ...

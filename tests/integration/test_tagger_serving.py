@@ -21,8 +21,8 @@ import tritonclient.http as httpclient
 from tritonclient.utils import InferenceServerException
 
 from scicustom.adapters.onnx_tagger import OnnxTagger
-from scicustom.adapters.triton_tagger import RemoteTaggerError, TritonTagger
-from scicustom.core.errors import InvalidInput
+from scicustom.adapters.triton_tagger import TritonTagger
+from scicustom.core.errors import InvalidInput, RemoteTaggerError
 from scicustom.devstack.real_servers import ServerProcess, free_port, start_process
 from tests.unit.tagger.tiny_world import train_tiny
 

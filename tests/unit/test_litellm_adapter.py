@@ -48,3 +48,31 @@ def test_gives_up_after_bounded_retries(tmp_path, recorded_llm):
     with pytest.raises(LLMCallFailed, match="openai/recorded"):
         adapter.complete("openai/recorded", [{"role": "user", "content": "x"}])
     assert len(recorded_llm.calls) == 2
+
+
+def test_backoff_doubles_from_backoff_s(tmp_path, recorded_llm):
+    recorded_llm.fail_next = 3
+    waits: list[float] = []
+    adapter = LiteLLMAdapter(LLMResponseCache(tmp_path / "llm.sqlite"), api_base=recorded_llm.api_base,
+                             api_key="test", backoff_s=0.5, max_retries=3, sleep=waits.append)
+    adapter.complete("openai/recorded", [{"role": "user", "content": "x"}])
+    assert waits == [0.5, 1.0, 2.0] and len(recorded_llm.calls) == 4
+
+
+def test_errors_a_retry_cannot_fix_fail_at_once(tmp_path, recorded_llm, monkeypatch):
+    import litellm
+
+    class AuthenticationError(Exception):  # litellm's classes are told apart by name
+        pass
+
+    calls = []
+
+    def refuse(**kwargs):
+        calls.append(kwargs)
+        raise AuthenticationError("bad key")
+
+    monkeypatch.setattr(litellm, "completion", refuse)
+    adapter = _adapter(tmp_path, recorded_llm, max_retries=3)
+    with pytest.raises(LLMCallFailed) as failed:
+        adapter.complete("openai/recorded", [{"role": "user", "content": "x"}])
+    assert str(failed.value) == "openai/recorded: AuthenticationError: bad key" and len(calls) == 1

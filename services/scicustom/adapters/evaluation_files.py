@@ -14,33 +14,16 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import os
 import re
-import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from scicustom.core.atomic_files import write_jsonl_atomic, write_text_atomic
 from scicustom.core.evaluation.responses import ItemResponse
 
 log = logging.getLogger(__name__)
 PROGRESS_VERSION = 1
-
-
-def write_atomic(path: Path, text: str) -> None:
-    """Write a sibling temporary file (created like any other file, so the umask applies),
-    flush it to disk, then rename it over `path`."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{uuid.uuid4().hex}.tmp")
-    try:
-        with tmp.open("x", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
 
 
 def model_file_stem(name: str) -> str:
@@ -73,28 +56,30 @@ class ProgressFiles:
         return [ItemResponse.from_record(record) for record in document["responses"]]
 
     def save(self, model: str, fingerprint: str, responses: Sequence[ItemResponse]) -> None:
-        write_atomic(self.path(model), json.dumps({
+        write_text_atomic(self.path(model), json.dumps({
             "version": PROGRESS_VERSION, "model": model, "fingerprint": fingerprint,
             "responses": [r.to_record() for r in responses],
         }, ensure_ascii=False))
 
 
 class EvaluationFolder:
+    """The EvaluationOutputs on one local folder."""
+
     def __init__(self, directory: Path) -> None:
         self.directory = directory
         self.progress = ProgressFiles(directory / "progress")
 
     def write_responses(self, model: str, responses: Iterable[ItemResponse]) -> Path:
         path = self.directory / "responses" / f"{model_file_stem(model)}.jsonl"
-        write_atomic(path, "".join(json.dumps(r.to_record(), ensure_ascii=False) + "\n" for r in responses))
+        write_jsonl_atomic(path, (r.to_record() for r in responses))
         return path
 
     def write_results(self, document: Mapping[str, Any]) -> Path:
         path = self.directory / "results.json"
-        write_atomic(path, _json(document))
+        write_text_atomic(path, _json(document))
         return path
 
     def write_ranking(self, document: Mapping[str, Any]) -> Path:
         path = self.directory / "ranking.json"
-        write_atomic(path, _json(document))
+        write_text_atomic(path, _json(document))
         return path

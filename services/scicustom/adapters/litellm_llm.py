@@ -4,28 +4,24 @@ response cache, retries with exponential backoff, a per-provider rate limit and 
 from __future__ import annotations
 
 import os
-import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
+
+from tenacity import Retrying, retry_if_exception, stop_after_attempt, wait_exponential
 
 from scicustom.adapters.llm_response_cache import LLMResponseCache, cache_key
 from scicustom.adapters.rate_limiter import RateLimiter
 from scicustom.core.errors import LLMCallFailed
+from scicustom.core.llm_usage import LLMUsage
 from scicustom.ports import Completion
 
 # litellm must never fetch its price map from the internet.
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
-
-@dataclass
-class UsageTotals:
-    calls: int = 0
-    cached_calls: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cost_usd: float = 0.0
+# Errors a retry cannot fix (litellm's classes, by name: they differ between its versions).
+NON_RETRYABLE = frozenset({"AuthenticationError", "BadRequestError", "NotFoundError", "PermissionDeniedError",
+                           "UnprocessableEntityError", "ContextWindowExceededError"})
 
 
 class LiteLLMAdapter:
@@ -42,30 +38,26 @@ class LiteLLMAdapter:
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         self._cache = cache
-        self._max_retries = max_retries
         self._limiter = RateLimiter(requests_per_minute)
         self._timeout_s = timeout_s
         self._api_base = api_base
         self._api_key = api_key
-        self._backoff_s = backoff_s
-        self._sleep = sleep
-        self._lock = threading.Lock()
-        self.usage = UsageTotals()
+        # Attempt k (from 1) that fails waits backoff_s * 2**(k - 1) before the next one.
+        self._retrying = Retrying(stop=stop_after_attempt(max_retries + 1),
+                                  wait=wait_exponential(multiplier=backoff_s, exp_base=2, min=0),
+                                  retry=retry_if_exception(_is_retryable), sleep=sleep, reraise=True)
+        self.usage = LLMUsage()  # every call of this adapter's life
 
     def complete(self, model: str, messages: Sequence[Mapping[str, str]], **params: Any) -> Completion:
         key = cache_key(model, messages, params)
         hit = self._cache.get(key)
         if hit is not None:
-            with self._lock:
-                self.usage.cached_calls += 1
-            return Completion(**{**hit, "cached": True})
+            cached = Completion(**{**hit, "cached": True})
+            self.usage.record(cached)
+            return cached
         completion = self._call_with_retries(model, messages, params)
         self._cache.put(key, {k: v for k, v in completion.__dict__.items() if k != "cached"})
-        with self._lock:
-            self.usage.calls += 1
-            self.usage.prompt_tokens += completion.prompt_tokens
-            self.usage.completion_tokens += completion.completion_tokens
-            self.usage.cost_usd += completion.cost_usd
+        self.usage.record(completion)
         return completion
 
     def _call_with_retries(self, model: str, messages: Sequence[Mapping[str, str]],
@@ -76,23 +68,21 @@ class LiteLLMAdapter:
         # Behind an OpenAI-compatible gateway (vLLM, Ollama, a LiteLLM proxy) every model is served
         # over the OpenAI protocol under its full name.
         routed = model if self._api_base is None or provider == "openai" else f"openai/{model}"
-        last_error: Exception | None = None
-        for attempt in range(self._max_retries + 1):
+
+        def attempt() -> Completion:
             self._limiter.acquire(provider)
-            try:
-                response = litellm.completion(
-                    model=routed, messages=list(messages), timeout=self._timeout_s,
-                    api_base=self._api_base, api_key=self._api_key, num_retries=0,
-                    # Reasoning models refuse e.g. temperature=0: drop what a model cannot take.
-                    drop_params=True, **params,
-                )
-                return self._to_completion(litellm, model, response)
-            except Exception as exc:  # litellm maps provider errors to many classes
-                last_error = exc
-                if not _is_retryable(exc) or attempt == self._max_retries:
-                    break
-                self._sleep(self._backoff_s * 2**attempt)
-        raise LLMCallFailed(f"{model}: {type(last_error).__name__}: {last_error}")
+            response = litellm.completion(
+                model=routed, messages=list(messages), timeout=self._timeout_s,
+                api_base=self._api_base, api_key=self._api_key, num_retries=0,
+                # Reasoning models refuse e.g. temperature=0: drop what a model cannot take.
+                drop_params=True, **params,
+            )
+            return self._to_completion(litellm, model, response)
+
+        try:
+            return self._retrying.copy()(attempt)  # a copy: its own attempt count
+        except Exception as exc:  # litellm maps provider errors to many classes
+            raise LLMCallFailed(f"{model}: {type(exc).__name__}: {exc}") from exc
 
     @staticmethod
     def _to_completion(litellm: Any, model: str, response: Any) -> Completion:
@@ -111,8 +101,5 @@ class LiteLLMAdapter:
         )
 
 
-def _is_retryable(exc: Exception) -> bool:
-    name = type(exc).__name__
-    non_retryable = ("AuthenticationError", "BadRequestError", "NotFoundError",
-                     "PermissionDeniedError", "UnprocessableEntityError", "ContextWindowExceededError")
-    return name not in non_retryable
+def _is_retryable(exc: BaseException) -> bool:
+    return isinstance(exc, Exception) and type(exc).__name__ not in NON_RETRYABLE

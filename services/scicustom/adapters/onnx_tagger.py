@@ -8,11 +8,12 @@ from pathlib import Path
 import numpy as np
 import onnxruntime as ort
 
+from scicustom.adapters.tagger_artifact_store import load_artifact
 from scicustom.adapters.wordpiece_tokenizer import WordPieceTokenizer, pad_ids
 from scicustom.core.errors import InvalidInput
+from scicustom.core.tagger_training.artifact import TaggerArtifact
 from scicustom.core.tagger_training.decoding import decode
 from scicustom.ports import UnitScore
-from scicustom.tagger.artifact import TaggerArtifact, load_artifact
 
 
 def validate_texts(texts: Sequence[str], field: str = "texts") -> None:

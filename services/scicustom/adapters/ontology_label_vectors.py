@@ -6,13 +6,13 @@ A changed label is a new key, so a re-imported source never reads a stale vector
 
 from __future__ import annotations
 
-import os
-import tempfile
+import io
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
+from scicustom.core.atomic_files import write_bytes_atomic
 from scicustom.core.ontology.anchoring import TextEncoder
 
 
@@ -21,6 +21,8 @@ def _key(source: str, node_id: str, label: str) -> str:
 
 
 class LabelVectorCache:
+    """The LabelVectors port on one .npz file."""
+
     def __init__(self, path: Path, encoder: TextEncoder) -> None:
         self.path = path
         self._encoder = encoder
@@ -46,10 +48,7 @@ class LabelVectorCache:
         return self._vectors[[self._rows[k] for k in keys]]
 
     def _save(self) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         keys = np.array(sorted(self._rows, key=self._rows.__getitem__))
-        fd, tmp = tempfile.mkstemp(dir=self.path.parent, suffix=".npz")
-        os.close(fd)
-        with open(tmp, "wb") as handle:
-            np.savez(handle, keys=keys, vectors=self._vectors)
-        os.replace(tmp, self.path)
+        buffer = io.BytesIO()
+        np.savez(buffer, keys=keys, vectors=self._vectors)
+        write_bytes_atomic(self.path, buffer.getvalue())

@@ -13,10 +13,9 @@ import json
 import sqlite3
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
-from scicustom.core.ontology.dag import NodeStats, OntologyDAG, OntologyNode, SourceInfo
+from scicustom.core.ontology.dag import NodeStats, OntologyDAG, OntologyNode, SourceInfo, SourceReport
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS sources (
@@ -33,26 +32,9 @@ CREATE INDEX IF NOT EXISTS edges_by_source ON edges (source);
 """
 
 
-@dataclass(frozen=True)
-class SourceReport:
-    name: str
-    version: str
-    origin: str
-    terms: int
-    edges: int
-    roots: int
-    max_depth: int
-    dropped_edges: int
-    cycle_edges: list[tuple[str, str]]
+class SqliteOntologyStore:
+    """The OntologyStore port on one SQLite file."""
 
-    def as_dict(self) -> dict[str, object]:
-        return {"source": self.name, "version": self.version, "origin": self.origin, "terms": self.terms,
-                "edges": self.edges, "roots": self.roots, "max_depth": self.max_depth,
-                "dropped_edges": self.dropped_edges,
-                "cycle_edges_removed": [list(e) for e in self.cycle_edges]}
-
-
-class OntologyStore:
     def __init__(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path

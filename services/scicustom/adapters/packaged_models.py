@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -75,3 +76,20 @@ def load_smollm(cache_dir: Path) -> tuple[Any, Any]:
     if tokenizer.pad_token is None:
         tokenizer.pad_token = tokenizer.eos_token
     return tokenizer, model
+
+
+@dataclass(frozen=True)
+class PreparedModels:
+    minilm: str
+    minilm_dimensions: int | None
+    smollm: str
+    smollm_dir: Path
+
+
+def prepare_packaged_models(cache_dir: Path) -> PreparedModels:
+    """MiniLM loaded once (a missing package fails here, not in a pod) and SmolLM2 de-quantised
+    into `cache_dir`; idempotent."""
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    dimensions = load_minilm().get_embedding_dimension()
+    load_smollm(cache_dir)
+    return PreparedModels(MINILM_NAME, dimensions, SMOLLM_NAME, cache_dir / SMOLLM_NAME)

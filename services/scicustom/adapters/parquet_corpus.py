@@ -6,6 +6,7 @@ Layout (keys):
   corpus/intrinsic.parquet       id, quality, hardness (computed lazily or eagerly, once per item)
   corpus/embeddings/<model>/shard-NNNNN.npz   ids and vectors, append-only
   index/<tagger>/tags.parquet    id, unit ids best first, scores
+  index/<tagger>/text_digests.parquet   id, digest of the text the item was tagged from
 
 Batch shards (the ingestion workers; one writer per batch, so concurrent workers lose no update):
   corpus/items/batch-<id>.parquet, corpus/intrinsic/batch-<id>.parquet,
@@ -212,6 +213,21 @@ class ParquetCorpusRepository:
         key = f"index/{tagger_version}/tags/" + batch_shard_name(batch_id, "parquet")
         _write_table(self.store, key, _tags_table(tags))
         return key
+
+    def _digests_key(self, tagger_version: str) -> str:
+        return f"index/{tagger_version}/text_digests.parquet"
+
+    def load_text_digests(self, tagger_version: str) -> dict[str, str]:
+        table = _read_table(self.store, self._digests_key(tagger_version))
+        if table is None:
+            return {}
+        cols = table.to_pydict()
+        return dict(zip(cols["id"], cols["digest"], strict=True))
+
+    def save_text_digests(self, tagger_version: str, digests: dict[str, str]) -> None:
+        ids = sorted(digests)
+        _write_table(self.store, self._digests_key(tagger_version),
+                     pa.table({"id": ids, "digest": [digests[i] for i in ids]}))
 
 
 def _items_table(items: Iterable[CorpusItem]) -> pa.Table:

@@ -16,17 +16,13 @@ import numpy as np
 from tritonclient.utils import InferenceServerException
 
 from scicustom.adapters.onnx_tagger import validate_texts
-from scicustom.core.errors import InvalidInput
+from scicustom.core.errors import InvalidInput, RemoteTaggerError
 from scicustom.ports import UnitScore
 
 Protocol = Literal["grpc", "http"]
 OUTPUTS = ("unit_ids", "scores", "num_units")
 _TRANSIENT = ("UNAVAILABLE", "DEADLINE_EXCEEDED", "RESOURCE_EXHAUSTED", "ABORTED", "500", "502", "503", "504")
 _BAD_INPUT = ("INVALID_ARGUMENT", "400")
-
-
-class RemoteTaggerError(RuntimeError):
-    """The server could not be reached or failed after the retries."""
 
 
 class TritonTagger:

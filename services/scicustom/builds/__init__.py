@@ -1,1 +1,2 @@
-"""Benchmark builds: wiring the stored corpus and the jury into the core pipeline, and writing results."""
+"""Benchmark builds over gRPC and Kafka: BuildService (servicer.py) and the stage workers
+(worker.py), thin edges over the build use cases in app/build/."""

@@ -5,16 +5,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import yaml
 from tqdm import tqdm
 
-from scicustom.core.build.pipeline import METHODS, BuildParams, BuildResult
-from scicustom.core.errors import InvalidInput
-from scicustom.core.requirement import Requirement, requirement_from_mapping, requirement_from_text
+from scicustom.app.build.request import BuildOptions, requirement_argument, validated_request
+from scicustom.core.build.pipeline import METHODS, BuildResult
 
 if TYPE_CHECKING:
     from scicustom.bootstrap import Context
@@ -37,19 +34,6 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     parser.add_argument("--force", action="store_true", help="replace --out if it exists")
     parser.add_argument("--summary-json", type=Path, help="also write the summary with stage timings here")
     parser.set_defaults(handler=run_build)
-
-
-def load_requirement(value: str) -> Requirement:
-    path = Path(value)
-    if path.suffix in (".yaml", ".yml", ".json") or path.exists():
-        if not path.is_file():
-            raise InvalidInput("--requirement", f"{value} is not a file")
-        try:
-            data = yaml.safe_load(path.read_text(encoding="utf-8"))
-        except yaml.YAMLError as exc:
-            raise InvalidInput("--requirement", f"{value} is not valid YAML ({type(exc).__name__})") from None
-        return requirement_from_mapping(data)
-    return requirement_from_text(value)
 
 
 class _StageBars:
@@ -75,68 +59,28 @@ class _StageBars:
 
 
 def run_build(args: argparse.Namespace, ctx: Context) -> int:
-    from scicustom.builds.build_world import JuryOptions, assemble_world
-    from scicustom.builds.output_files import render_files
-    from scicustom.builds.output_writer import canonical_json, check_output_dir, write_atomically
-    from scicustom.core.build.pipeline import BuildPipeline
+    from scicustom.app.build.output_writer import canonical_json
 
-    requirement = load_requirement(args.requirement)
-    def given(flag: int | None, default: int) -> int:
-        return default if flag is None else flag
-
-    params = BuildParams(method=args.method, k1=given(args.k1, requirement.k1), k2=given(args.k2, requirement.k2),
-                         proxy_samples=given(args.proxy_samples, requirement.proxy_samples), seed=args.seed)
-    params.validate()
-    if not 0.5 <= args.relevance_quantile < 1:
-        raise InvalidInput("--relevance-quantile", "must be in [0.5, 1)")
-    check_output_dir(args.out, args.force)
-    started = time.perf_counter()
+    options = BuildOptions(method=args.method, k1=args.k1, k2=args.k2, proxy_samples=args.proxy_samples,
+                           seed=args.seed, llm_judges=args.llm_judges, relevance_quantile=args.relevance_quantile)
+    request = validated_request(requirement_argument(args.requirement), options,
+                                quantile_field="--relevance-quantile", llm_field="--llm-judges")
     if ctx.cluster:
-        from scicustom.builds.remote_build import run_remote_build
+        from scicustom.client.build_client import run_remote_build
 
-        return run_remote_build(ctx, args, params)
+        return run_remote_build(ctx, request, args.out, args.force)
+    from scicustom.app.build.local import run_local_build
+
     bars = _StageBars()
-    jury = JuryOptions(llm_judges=args.llm_judges, relevance_quantile=args.relevance_quantile)
-    world, versions = assemble_world(ctx, requirement, params.seed, jury, bars)
-    world.clock = time.perf_counter
     try:
-        result = BuildPipeline(world).run(requirement, params)
+        build = run_local_build(request, args.out, args.force, ctx.build_world, bars)
     finally:
         bars.close()
-    files = render_files(requirement, params, jury, versions, result,
-                         world.mcq_writer.name if world.mcq_writer else None)
-    write_atomically(args.out, files, args.force)
-    total = time.perf_counter() - started
-    summary = _summary(requirement, params, result, total)
-    print(f"wrote {args.out}/ ({', '.join(files)})")
-    print(_render(summary, result))
+    print(f"wrote {args.out}/ ({', '.join(build.files)})")
+    print(_render(build.summary, build.result))
     if args.summary_json:
-        args.summary_json.write_text(canonical_json(summary), encoding="utf-8")
+        args.summary_json.write_text(canonical_json(build.summary), encoding="utf-8")
     return 0
-
-
-def _summary(requirement: Requirement, params: BuildParams, result: BuildResult, total: float) -> dict[str, Any]:
-    return {
-        "requirement": requirement.name,
-        "method": params.method,
-        "voted_units": [u["name"] for u in result.voting.get("units", [])],
-        "n_candidates": result.cutoff["n_candidates"],
-        "cutoff_position": result.cutoff["cutoff_position"],
-        "n_probes": result.cutoff["n_probes"],
-        "n_within_cutoff": result.cutoff["n_selected"],
-        "subset_size": len(result.proxy),
-        "n_mcq": len(result.benchmark),
-        "sources": _count(m.provenance["source"] for m in result.benchmark),
-        "timings_s": {**result.timings, "total": round(total, 3)},
-        "warnings": result.warnings,
-    }
-
-
-def _count(values: Any) -> dict[str, int]:
-    counts: dict[str, int] = {}
-    for v in values:
-        counts[v] = counts.get(v, 0) + 1
-    return dict(sorted(counts.items(), key=lambda kv: -kv[1]))
 
 
 def _render(summary: dict[str, Any], result: BuildResult) -> str:

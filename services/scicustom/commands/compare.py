@@ -12,8 +12,10 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from scicustom.app.evaluation import compare
+from scicustom.core.atomic_files import write_text_atomic
 from scicustom.core.errors import InvalidInput
-from scicustom.core.evaluation.ranking import compare_rankings, read_ranking
+from scicustom.core.evaluation.ranking import read_ranking
 
 if TYPE_CHECKING:
     from scicustom.bootstrap import Context
@@ -38,12 +40,9 @@ def _load(path: Path) -> dict[str, float]:
 
 
 def _compare(args: argparse.Namespace, ctx: Context) -> int:
-    from scicustom.adapters.evaluation_files import write_atomic
-
     path_a, path_b = args.rankings
-    agreement = compare_rankings(_load(path_a), _load(path_b))
-    report = json.dumps({"a": str(path_a), "b": str(path_b), **agreement.to_record()}, indent=2) + "\n"
+    report = json.dumps(compare(_load(path_a), _load(path_b), str(path_a), str(path_b)), indent=2) + "\n"
     if args.out is not None:
-        write_atomic(args.out, report)
+        write_text_atomic(args.out, report)
     print(report, end="")
     return 0

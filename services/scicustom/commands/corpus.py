@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import argparse
-from collections import Counter
 from pathlib import Path
-from typing import TYPE_CHECKING
 
+from scicustom.app.ingest.corpus_composition import corpus_composition
+from scicustom.app.ingest.corpus_importer import import_jsonl, import_packaged
+from scicustom.app.ingest.intrinsic_scoring import score_corpus
+from scicustom.app.tagging.corpus_tagging import tag_corpus
 from scicustom.bootstrap import Context
-
-if TYPE_CHECKING:
-    from scicustom.bootstrap import Context
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -39,23 +38,19 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def _import(args: argparse.Namespace, ctx: Context) -> int:
-    from scicustom.ingest.corpus_importer import import_jsonl, import_packaged
-
     if args.jsonl:
         report = import_jsonl(ctx.corpus, args.jsonl, args.source_name, args.licence)
     else:
-        report = import_packaged(ctx.corpus, ctx.settings.wheel_cache, args.source,
-                                 args.limit_per_source, show_progress=True)
+        report = import_packaged(ctx.corpus, ctx.packaged_corpus, args.source, args.limit_per_source,
+                                 show_progress=True)
     print(report.render())
     if args.eager_scores or ctx.settings.profile == "cluster":
-        return _scores(argparse.Namespace(limit=None))
+        return _scores(argparse.Namespace(limit=None), ctx)
     return 0
 
 
 def _tag(args: argparse.Namespace, ctx: Context) -> int:
-    from scicustom.ingest.corpus_tagging import tag_corpus
-
-    report = tag_corpus(ctx.corpus, ctx.embedder, ctx.catalog, show_progress=True)
+    report = tag_corpus(ctx.corpus, ctx.embedder, ctx.catalog, ctx.unit_index_writer, show_progress=True)
     print(f"tagger {report.tagger_version}: {report.items} items; embedded {report.embedded} new "
           f"({report.embed_items_per_s:.0f} items/s), tagged {report.tagged} new "
           f"({report.tag_items_per_s:.0f} items/s); threshold {report.threshold:.4f} "
@@ -65,21 +60,15 @@ def _tag(args: argparse.Namespace, ctx: Context) -> int:
 
 
 def _scores(args: argparse.Namespace, ctx: Context) -> int:
-    from scicustom.ingest.intrinsic_scoring import ensure_intrinsic_scores
-
-    items = ctx.corpus.load_items()
-    if args.limit is not None:
-        items = items[: args.limit]
-    report = ensure_intrinsic_scores(ctx.corpus, ctx.perplexity, items, show_progress=True)
+    report = score_corpus(ctx.corpus, ctx.perplexity, args.limit, show_progress=True)
     print(f"intrinsic scores: {report.computed} computed ({report.items_per_s:.1f} items/s), "
           f"{report.cached} already cached")
     return 0
 
 
 def _stats(args: argparse.Namespace, ctx: Context) -> int:
-    items = ctx.corpus.load_items()
-    by_source = Counter((it.source, it.licence, it.format) for it in items)
+    by_source = corpus_composition(ctx.corpus)
     for (source, licence, fmt), count in sorted(by_source.items()):
         print(f"{source:<14}{licence:<16}{fmt:<6}{count:>8}")
-    print(f"{'total':<36}{len(items):>8}")
+    print(f"{'total':<36}{by_source.total():>8}")
     return 0

@@ -7,8 +7,8 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
+from scicustom.app.ingest.search_indexing import DEFAULT_CHUNK, index_corpus
 from scicustom.core.errors import PreconditionFailed
-from scicustom.ingest.search_indexing import DEFAULT_CHUNK
 
 if TYPE_CHECKING:
     from scicustom.bootstrap import Context
@@ -34,8 +34,6 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def _index(args: argparse.Namespace, ctx: Context) -> int:
-    from scicustom.ingest.search_indexing import index_corpus
-
     if not ctx.cluster:
         raise PreconditionFailed("`corpus index` fills the cluster's search index: use --profile cluster")
     version = ctx.current_index()["tagger_version"]

@@ -22,12 +22,6 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def _prepare(args: argparse.Namespace, ctx: Context) -> int:
-    from scicustom.adapters.packaged_models import MINILM_NAME, SMOLLM_NAME, load_minilm, load_smollm
-    from scicustom.config import Settings
-
-    cache = Settings().model_cache
-    cache.mkdir(parents=True, exist_ok=True)
-    dimensions = load_minilm().get_embedding_dimension()
-    load_smollm(cache)
-    print(f"{MINILM_NAME} ready ({dimensions} dimensions); {SMOLLM_NAME} ready in {cache / SMOLLM_NAME}")
+    ready = ctx.prepare_local_models()
+    print(f"{ready.minilm} ready ({ready.minilm_dimensions} dimensions); {ready.smollm} ready in {ready.smollm_dir}")
     return 0

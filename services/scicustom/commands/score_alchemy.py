@@ -35,14 +35,23 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from scicustom.commands.jsonl_files import read_jsonl, write_json, write_jsonl
-from scicustom.commands.llm_access import add_llm_arguments, build_llm, usage_summary
-from scicustom.core.alchemy.extraction import Paper, RecipeExtractor
-from scicustom.core.alchemy.judge import JudgeInput, RecipeJudge
-from scicustom.core.alchemy.prediction import PredictionTarget, RecipePredictor
-from scicustom.core.alchemy.report import judge_report, overlap_baselines, parse_expert_rating
-from scicustom.core.alchemy.retrieval import LibraryRecipe, RecipeLibrary
+from scicustom.app.field_names import fields_renamed
+from scicustom.app.scoring.alchemy import (
+    JudgeRequest,
+    PredictionRequest,
+    extract_recipes,
+    judge_recipes,
+    predict_recipes,
+)
+from scicustom.commands.llm_access import add_llm_arguments, llm_from_arguments
+from scicustom.core.alchemy.extraction import Paper
+from scicustom.core.alchemy.judge import JudgeInput
+from scicustom.core.alchemy.prediction import PredictionTarget
+from scicustom.core.alchemy.report import parse_expert_rating
+from scicustom.core.alchemy.retrieval import LibraryRecipe
+from scicustom.core.atomic_files import write_jsonl_atomic, write_text_atomic
 from scicustom.core.errors import InvalidInput
+from scicustom.core.jsonl import read_jsonl
 
 if TYPE_CHECKING:
     from scicustom.bootstrap import Context
@@ -85,11 +94,6 @@ def register(suites: argparse._SubParsersAction) -> None:  # type: ignore[type-a
     judge.set_defaults(handler=run_judge)
 
 
-def _positive(value: int, flag: str) -> None:
-    if value < 1:
-        raise InvalidInput(flag, "must be at least 1")
-
-
 def _text(row: dict[str, Any], key: str, where: str, *, required: bool = True) -> str:
     value = row.get(key, "")
     if not isinstance(value, str) or (required and not value.strip()):
@@ -98,46 +102,31 @@ def _text(row: dict[str, Any], key: str, where: str, *, required: bool = True) -
 
 
 def run_extract(args: argparse.Namespace, ctx: Context) -> int:
-    _positive(args.workers, "--workers")
     papers = [Paper(id=str(row.get("id", "")) or where, text=_text(row, "text", where))
               for where, row in read_jsonl(args.papers, "--papers")]
-    llm = build_llm(args)
-    extractor = RecipeExtractor(llm, args.model, classify=not args.no_classify)
+    run = extract_recipes(papers, args.model, lambda: llm_from_arguments(args, ctx), classify=not args.no_classify,
+                          workers=args.workers)
     rows = []
-    for e in extractor.extract_all(papers, workers=args.workers):
+    for e in run.extractions:
         row: dict[str, Any] = {"id": e.paper_id, "status": e.status,
                                "classification": e.classification.to_row() if e.classification else None}
         if e.recipe is not None:
             row.update({k: v for k, v in e.recipe.to_row().items() if k != "id"})
         row["extraction"] = e.raw
         rows.append(row)
-    write_jsonl(args.out, rows)
+    write_jsonl_atomic(args.out, rows)
     done = sum(1 for r in rows if r["status"] == "extracted")
-    print(f"extracted {done} of {len(rows)} papers; LLM {usage_summary(llm)}", file=sys.stdout)
+    print(f"extracted {done} of {len(rows)} papers; LLM {run.usage.summary()}", file=sys.stdout)
     return 0
 
 
 def _library(path: Path) -> list[LibraryRecipe]:
-    recipes = []
-    for where, row in read_jsonl(path, "--library"):
-        if row.get("status", "extracted") != "extracted":
-            continue
-        recipes.append(LibraryRecipe(id=str(row.get("id", "")),
-                                     contribution=_text(row, "contribution", where),
-                                     recipe=_text(row, "recipe", where)))
-    if not recipes:
-        raise InvalidInput("--library", "no extracted recipes in the library")
-    return recipes
+    return [LibraryRecipe(id=str(row.get("id", "")), contribution=_text(row, "contribution", where),
+                          recipe=_text(row, "recipe", where))
+            for where, row in read_jsonl(path, "--library") if row.get("status", "extracted") == "extracted"]
 
 
 def run_predict(args: argparse.Namespace, ctx: Context) -> int:
-    _positive(args.batch_size, "--batch-size")
-    if args.top_k < 0:
-        raise InvalidInput("--top-k", "must be >= 0")
-    if (args.top_k > 0 or args.one_shot_id) and args.library is None:
-        raise InvalidInput("--library", "needed for --top-k > 0 and for --one-shot-id")
-    if args.one_shot_id and args.top_k > 0:
-        raise InvalidInput("--one-shot-id", "is the K = 0 setting; use it with --top-k 0")
     rows, targets = [], []
     for where, row in read_jsonl(args.targets, "--targets"):
         if row.get("status", "extracted") != "extracted":
@@ -146,35 +135,22 @@ def run_predict(args: argparse.Namespace, ctx: Context) -> int:
                                         contribution=_text(row, "contribution", where),
                                         recipe=_text(row, "recipe", where, required=False)))
         rows.append(row)
-    library = None
-    one_shot = None
-    if args.library is not None:
-        recipes = _library(args.library)
-        if args.one_shot_id:
-            matches = [r for r in recipes if r.id == args.one_shot_id]
-            if not matches:
-                raise InvalidInput("--one-shot-id", f"no recipe {args.one_shot_id!r} in the library")
-            one_shot = matches[0]
-        if args.top_k > 0:
-            from scicustom.adapters.minilm_embedder import MiniLMEmbedder  # loads torch: only when needed
-
-            library = RecipeLibrary(recipes, MiniLMEmbedder())
-    llm = build_llm(args)
-    predictor = RecipePredictor(llm, args.model, library=library, top_k=args.top_k, one_shot=one_shot)
-    predictions = predictor.predict_all(targets, batch_size=args.batch_size)
+    request = PredictionRequest(targets=targets, model=args.model,
+                                library=_library(args.library) if args.library is not None else None,
+                                top_k=args.top_k, one_shot_id=args.one_shot_id, batch_size=args.batch_size)
+    run = predict_recipes(request, lambda: llm_from_arguments(args, ctx), lambda: ctx.embedder)
     out = []
-    for row, p in zip(rows, predictions, strict=True):
+    for row, p in zip(rows, run.predictions, strict=True):
         out.append({**{k: v for k, v in row.items() if k != "extraction"}, "prediction": p.prediction,
                     "model": args.model, "top_k": args.top_k,
                     "references": [{"id": r.recipe.id, "score": round(r.score, 6)} for r in p.references]})
-    write_jsonl(args.out, out)
-    print(f"predicted {len(out)} recipes with {args.model} (K={args.top_k}); LLM {usage_summary(llm)}",
+    write_jsonl_atomic(args.out, out)
+    print(f"predicted {len(out)} recipes with {args.model} (K={args.top_k}); LLM {run.usage.summary()}",
           file=sys.stdout)
     return 0
 
 
 def run_judge(args: argparse.Namespace, ctx: Context) -> int:
-    _positive(args.workers, "--workers")
     inputs, groups, seen = [], [], set()
     for where, row in read_jsonl(args.predictions, "--predictions"):
         key = str(row.get("prediction_id") or row.get("id") or "")
@@ -196,15 +172,13 @@ def run_judge(args: argparse.Namespace, ctx: Context) -> int:
         unknown = {r.target_id for r in ratings} - seen
         if unknown:
             raise InvalidInput("--expert-ratings", f"ratings of unknown predictions {sorted(unknown)[:5]}")
-    llm = build_llm(args)
-    judgements = RecipeJudge(llm, args.judge).judge_all(inputs, workers=args.workers)
-    baselines = overlap_baselines({i.target.id: (i.prediction, i.target.recipe) for i in inputs})
-    report = judge_report(args.judge, groups, judgements, ratings, baselines, usage_summary(llm))
-    write_json(args.out, report)
-    s = report["summary"]
+    request = JudgeRequest(judge=args.judge, inputs=inputs, groups=groups, ratings=ratings, workers=args.workers)
+    with fields_renamed({"judge": "--judge", "workers": "--workers"}):
+        result = judge_recipes(request, lambda: llm_from_arguments(args, ctx))
+    write_text_atomic(args.out, result.report_json())
+    s = result.report["summary"]
     mean = s["overall"]["mean"]
     overall = f"mean overall {mean:.3f}" if mean is not None else "no prediction could be scored"
     print(f"judged {s['scored']} of {s['predictions']} predictions ({s['malformed']} malformed); {overall}",
           file=sys.stdout)
     return 0
-

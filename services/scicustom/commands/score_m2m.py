@@ -31,30 +31,24 @@ Reports, written together to --report REPORT.json (each section only when asked 
 from __future__ import annotations
 
 import argparse
-import json
-import os
-import tempfile
-from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from scicustom.config import RESOURCES, Settings
+from scicustom.app.field_names import fields_renamed
+from scicustom.app.scoring.m2m import M2MRequest, load_vocabulary, score_hypotheses
+from scicustom.core.atomic_files import write_text_atomic
 from scicustom.core.errors import InvalidInput
-from scicustom.core.m2m.gaming_attacks import gaming_report
-from scicustom.core.m2m.pairwise_judge import answers_by_system, pairwise_report
 from scicustom.core.m2m.records import M2MRecords, records_from_csv, records_from_jsonl
-from scicustom.core.m2m.reference_metrics import reference_metrics_report
-from scicustom.core.m2m.scoring import ScoredRow, ids_must_be_unique, score_records
 from scicustom.core.m2m.scoring_options import ScoringOptions
-from scicustom.core.m2m.sensitivity import sensitivity_report
-from scicustom.core.m2m.taxonomy import taxonomy_report
-from scicustom.core.m2m.vocabulary import M2MVocabulary, parse_vocabulary
+from scicustom.core.m2m.vocabulary import M2MVocabulary
 
 if TYPE_CHECKING:
-    from scicustom.adapters.litellm_llm import LiteLLMAdapter
     from scicustom.bootstrap import Context
 
-VOCABULARY_FILE = RESOURCES / "m2m_vocabulary.json"
+# The use case names its parameters as ScoreHypothesesRequest does; here they are flags.
+FLAGS = {f"options.{name}": f"--{name.replace('_', '-')}" for name in (
+    "id_column", "group_by", "system_column", "min_group_size", "attack_sample", "attack_model", "judge_models",
+    "judge_pairs", "judge_problems")}
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -97,25 +91,27 @@ def run_score_m2m(args: argparse.Namespace, ctx: Context) -> int:
     if wants_report and args.report is None:
         raise InvalidInput("report", "--taxonomy, --sensitivity, --reference-file, --attacks and --judge-models "
                                      "need --report FILE")
-    if args.judge_models and not args.system_column:
-        raise InvalidInput("judge_models", "the pairwise judge compares systems: give --system-column")
     vocabulary = load_vocabulary()
     records = read_records(args.input, vocabulary, options)
-    if args.system_column and not records.has(args.system_column):
-        raise InvalidInput("system_column", f"no column {args.system_column!r} in the input")
-    rows = score_records(records, vocabulary, options, group_by=args.group_by,
-                         min_group_size=args.min_group_size, id_column=args.id_column)
-    systems = records.text(args.system_column) if args.system_column else None
-    document = scores_document(rows, systems)
-    report = build_report(args, records, rows, systems, vocabulary, options) if wants_report else None
-    write_json(args.output, document)
-    if report is not None:
-        write_json(args.report, report)
+    judges = [m.strip() for m in args.judge_models.split(",") if m.strip()] if args.judge_models else []
+    pairs = args.judge_pairs.split(",") if args.judge_pairs else []
+    request = M2MRequest(
+        records=records, scoring=options, id_column=args.id_column, group_by=args.group_by,
+        system_column=args.system_column, min_group_size=args.min_group_size, taxonomy=args.taxonomy,
+        sensitivity=args.sensitivity,
+        references=read_references(args.reference_file, vocabulary, options) if args.reference_file else None,
+        reference_embeddings=not args.no_embeddings, attacks=args.attacks, attack_sample=args.attack_sample,
+        attack_model=args.attack_model or "", seed=args.seed, judge_models=judges, judge_pairs=pairs,
+        judge_problems=args.judge_problems)
+    flags = {**FLAGS, **{f"options.judge_models[{k}]": "--judge-models" for k in range(len(judges))},
+             **{f"options.judge_pairs[{k}]": "--judge-pairs" for k in range(len(pairs))}}
+    with fields_renamed(flags):
+        scores = score_hypotheses(request, vocabulary, lambda: ctx.llm_at(args.llm_api_base, args.llm_api_key),
+                                  lambda: ctx.embedder)
+    write_text_atomic(args.output, scores.scores_json())
+    if wants_report:
+        write_text_atomic(args.report, scores.report_json())
     return 0
-
-
-def load_vocabulary(path: Path = VOCABULARY_FILE) -> M2MVocabulary:
-    return parse_vocabulary(json.loads(path.read_text(encoding="utf-8")))
 
 
 def read_records(path: Path, vocabulary: M2MVocabulary, options: ScoringOptions) -> M2MRecords:
@@ -130,108 +126,9 @@ def read_records(path: Path, vocabulary: M2MVocabulary, options: ScoringOptions)
     return reader(data, vocabulary.text_columns, missing_as_empty=options.missing_as_empty)
 
 
-def scores_document(rows: Sequence[ScoredRow], systems: Sequence[str] | None) -> dict[str, Any]:
-    if systems is None:
-        ids_must_be_unique(list(rows), "give --id-column a unique column, or --system-column for several systems")
-        return {row.paper_id: row.as_json() for row in rows}
-    by_system: dict[str, list[ScoredRow]] = {}
-    for row, system in zip(rows, systems, strict=True):
-        by_system.setdefault(system, []).append(row)
-    for members in by_system.values():
-        ids_must_be_unique(members, "ids must be unique within each system")
-    return {system: {r.paper_id: r.as_json() for r in members} for system, members in by_system.items()}
-
-
-def build_report(args: argparse.Namespace, records: M2MRecords, rows: Sequence[ScoredRow],
-                 systems: Sequence[str] | None, vocabulary: M2MVocabulary, options: ScoringOptions) -> dict[str, Any]:
-    report: dict[str, Any] = {}
-    if args.taxonomy:
-        report["taxonomy"] = taxonomy_report(rows, systems)
-    if args.sensitivity:
-        report["sensitivity"] = sensitivity_report(rows, systems)
-    if args.reference_file:
-        report["reference_metrics"] = reference_section(args, records, rows, systems, vocabulary, options)
-    if args.attacks:
-        llm = build_llm(args) if args.attack_model else None
-        report["attacks"] = gaming_report(records, rows, vocabulary, options, sample=args.attack_sample,
-                                          seed=args.seed, id_column=args.id_column, llm=llm,
-                                          model=args.attack_model or "")
-        if llm is not None:
-            report["attacks"]["usage"] = usage_totals(llm)
-    if args.judge_models and systems is not None:
-        report["pairwise_judge"] = judge_section(args, records, rows, systems)
-    return report
-
-
-def reference_section(args: argparse.Namespace, records: M2MRecords, rows: Sequence[ScoredRow],
-                      systems: Sequence[str] | None, vocabulary: M2MVocabulary,
-                      options: ScoringOptions) -> dict[str, Any]:
-    literature = read_records(args.reference_file, vocabulary, options)
+def read_references(path: Path, vocabulary: M2MVocabulary, options: ScoringOptions) -> dict[str, str]:
+    """The literature hypotheses of --reference-file, by paper_id."""
+    literature = read_records(path, vocabulary, options)
     if not literature.has("paper_id") or not literature.has("hypothesis"):
         raise InvalidInput("reference_file", "needs paper_id and hypothesis columns")
-    references = dict(zip(literature.text("paper_id"), literature.text("hypothesis"), strict=True))
-    hypotheses = records.text("hypothesis")
-    matched = [i for i, row in enumerate(rows) if row.paper_id in references]
-    embedder = None
-    if not args.no_embeddings:
-        from scicustom.adapters.minilm_embedder import MiniLMEmbedder  # loads torch: only when asked for
-
-        embedder = MiniLMEmbedder(batch_size=Settings().embed_batch)
-    return reference_metrics_report(
-        [rows[i].paper_id for i in matched], [hypotheses[i] for i in matched],
-        [references[rows[i].paper_id] for i in matched], [rows[i].cbs for i in matched], embedder,
-        [systems[i] for i in matched] if systems is not None else None)
-
-
-def build_llm(args: argparse.Namespace) -> LiteLLMAdapter:
-    from scicustom.adapters.litellm_llm import LiteLLMAdapter
-    from scicustom.adapters.llm_response_cache import LLMResponseCache
-
-    settings = Settings()
-    return LiteLLMAdapter(LLMResponseCache(settings.llm_cache_path / "responses.sqlite"),
-                          max_retries=settings.llm_max_retries,
-                          requests_per_minute=settings.llm_requests_per_minute, timeout_s=settings.llm_timeout_s,
-                          api_base=args.llm_api_base, api_key=args.llm_api_key)
-
-
-def usage_totals(llm: LiteLLMAdapter) -> dict[str, Any]:
-    usage = llm.usage
-    return {"calls": usage.calls, "cached_calls": usage.cached_calls, "prompt_tokens": usage.prompt_tokens,
-            "completion_tokens": usage.completion_tokens, "cost_usd": round(usage.cost_usd, 6)}
-
-
-def judge_section(args: argparse.Namespace, records: M2MRecords, rows: Sequence[ScoredRow],
-                  systems: Sequence[str]) -> dict[str, Any]:
-    llm = build_llm(args)
-    answers, mean_cbs = answers_by_system(records, rows, systems)
-    pairs = parse_pairs(args.judge_pairs, answers) if args.judge_pairs else None
-    judges = [m.strip() for m in args.judge_models.split(",") if m.strip()]
-    report = pairwise_report(llm, judges, answers, mean_cbs, pairs=pairs, problems=args.judge_problems,
-                             seed=args.seed)
-    report["usage"] = usage_totals(llm)
-    return report
-
-
-def parse_pairs(text: str, answers: Mapping[str, Any]) -> list[tuple[str, str]]:
-    pairs = []
-    for item in text.split(","):
-        left, sep, right = item.strip().partition(":")
-        if not sep or left not in answers or right not in answers:
-            raise InvalidInput("judge_pairs", f"{item.strip()!r} is not SYSTEM_A:SYSTEM_B of known systems "
-                                              f"({', '.join(sorted(answers))})")
-        pairs.append((left, right))
-    return pairs
-
-
-def write_json(path: Path, document: Mapping[str, Any]) -> None:
-    """Write atomically: a reader sees the old file or the whole new one."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            json.dump(document, stream, ensure_ascii=False, indent=1)
-            stream.write("\n")
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    return dict(zip(literature.text("paper_id"), literature.text("hypothesis"), strict=True))

@@ -25,28 +25,19 @@ from __future__ import annotations
 
 import argparse
 import sys
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import yaml
-
-from scicustom.commands.jsonl_files import read_jsonl, write_json, write_jsonl
-from scicustom.commands.llm_access import add_llm_arguments, build_llm, usage_summary
-from scicustom.config import RESOURCES
-from scicustom.core.errors import InvalidInput
-from scicustom.core.sciif.audit import SciIFAuditor, generate_answer
-from scicustom.core.sciif.catalog import Catalog, parse_catalog
-from scicustom.core.sciif.evidence_rules import RuleVerifier
-from scicustom.core.sciif.items import ModelAnswer, SciIFItem, parse_answers, parse_items
-from scicustom.core.sciif.quantities import UnitParser
-from scicustom.core.sciif.report import build_report
-from scicustom.ports import LLM
+from scicustom.app.field_names import fields_renamed
+from scicustom.app.scoring.sciif import DEFAULT_CATALOG, AuditRequest, audit_answers, load_catalog
+from scicustom.commands.llm_access import add_llm_arguments, llm_from_arguments
+from scicustom.core.atomic_files import write_jsonl_atomic, write_text_atomic
+from scicustom.core.jsonl import read_jsonl
+from scicustom.core.sciif.items import ModelAnswer, parse_answers, parse_items
 
 if TYPE_CHECKING:
     from scicustom.bootstrap import Context
-
-DEFAULT_CATALOG = RESOURCES / "sciif" / "catalog.yaml"
 
 
 def register(suites: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -73,63 +64,35 @@ def register(suites: argparse._SubParsersAction) -> None:  # type: ignore[type-a
     parser.set_defaults(handler=run)
 
 
-def load_catalog(path: Path) -> Catalog:
-    if not path.is_file():
-        raise InvalidInput("--catalog", f"{path} does not exist")
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except yaml.YAMLError as exc:
-        raise InvalidInput("--catalog", f"not YAML: {exc}") from exc
-    if not isinstance(data, dict):
-        raise InvalidInput("--catalog", "expected a mapping")
-    return parse_catalog(data)
-
-
 def run(args: argparse.Namespace, ctx: Context) -> int:
-    if args.workers < 1:
-        raise InvalidInput("--workers", "must be at least 1")
     catalog = load_catalog(args.catalog)
     items = parse_items(read_jsonl(args.items, "--items"), catalog)
-    by_id = {item.id: item for item in items}
+    item_ids = {item.id for item in items}
     fresh = args.generate_with and not args.answers.exists()
     answer_rows = [] if fresh else read_jsonl(args.answers, "--answers")
-    answers = parse_answers(answer_rows, set(by_id))
-    llm = build_llm(args) if (args.judges or args.generate_with) else None
-    if args.generate_with and llm is not None:
-        new = _generate_missing(llm, args.generate_with, items, answers, args.workers)
-        if new:
-            rows = [row for _, row in answer_rows]
-            rows += [{"id": a.item_id, "model": a.model, "answer": a.text} for a in new]
-            write_jsonl(args.answers, rows)
-            answers = [*answers, *new]
+    request = AuditRequest(items=items, answers=parse_answers(answer_rows, item_ids), judges=args.judges,
+                           mode=args.mode, gate_on_correctness=args.gate_on_correctness,
+                           generate_with=args.generate_with or "", evidence_patterns=not args.no_evidence_patterns,
+                           workers=args.workers)
 
-    verifier = RuleVerifier(UnitParser(), use_evidence_patterns=not args.no_evidence_patterns)
-    auditor = SciIFAuditor(catalog, verifier, llm=llm, judges=args.judges, mode=args.mode)
-    audits = auditor.audit_many(by_id, answers, workers=args.workers)
-    answered = {(a.item_id, a.model) for a in answers}
-    models = {a.model for a in answers}
-    missing = sum(1 for m in models for item in items if (item.id, m) not in answered)
-    report: dict[str, Any] = build_report(audits, catalog, mode=args.mode, judges=args.judges,
-                                          gate_on_correctness=args.gate_on_correctness,
-                                          missing_answers=missing)
-    report["usage"] = usage_summary(llm) if llm is not None else None
-    write_json(args.out, report)
-    for model, summary in report["models"].items():
+    def save_generated(generated: Sequence[ModelAnswer]) -> None:
+        """ANSWERS.jsonl gains the generated answers before the audit starts."""
+        if generated:
+            rows = [row for _, row in answer_rows]
+            rows += [{"id": a.item_id, "model": a.model, "answer": a.text} for a in generated]
+            write_jsonl_atomic(args.answers, rows)
+
+    flags = {"options.workers": "--workers", "options.generate_with": "--generate-with",
+             "options.judges": "--judges", **{f"options.judges[{k}]": "--judges" for k in range(len(args.judges))},
+             "answers": "--answers"}
+    with fields_renamed(flags):
+        result = audit_answers(request, catalog, lambda: llm_from_arguments(args, ctx), save_generated)
+    write_text_atomic(args.out, result.report_json())
+    for model, summary in result.report["models"].items():
         print(f"{model}: items {summary['items']}, correctness {_rate(summary['correctness'])}, "
               f"compliance {_rate(summary['compliance'])} (single {_rate(summary['single_constraint'])}, "
               f"multi {_rate(summary['multi_constraint'])})", file=sys.stdout)
     return 0
-
-
-def _generate_missing(llm: LLM, model: str, items: list[SciIFItem], answers: list[ModelAnswer],
-                      workers: int) -> list[ModelAnswer]:
-    """Answers of `model` to the items it has not answered yet (the cache makes reruns free)."""
-    have = {(a.item_id, a.model) for a in answers}
-    todo = [item for item in items if (item.id, model) not in have]
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        texts = list(pool.map(lambda item: generate_answer(llm, model, item), todo))
-    return [ModelAnswer(item_id=item.id, model=model, text=text)
-            for item, text in zip(todo, texts, strict=True)]
 
 
 def _rate(c: dict[str, Any]) -> str:

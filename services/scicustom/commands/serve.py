@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING
+import importlib
 
+from scicustom.app.tagging.tagger_export import serving_directory
 from scicustom.bootstrap import Context
-from scicustom.core.errors import InvalidInput
 
-if TYPE_CHECKING:
-    from scicustom.bootstrap import Context
+MODEL_SERVER = "scicustom.tagger.model_server"  # the KServe ModelServer with the tagger model
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -26,18 +25,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def _serve_tagger(args: argparse.Namespace, ctx: Context) -> int:
-    from scicustom.tagger.artifact import current_artifact_dir
-
-    for flag, port in (("--http-port", args.http_port), ("--grpc-port", args.grpc_port)):
-        if not 0 < port < 65536:
-            raise InvalidInput(flag, f"{port} is not a port")
-    if args.max_batch < 1:
-        raise InvalidInput("--max-batch", "must be >= 1")
-    directory = current_artifact_dir(ctx.settings.home, args.version)
-    if not (directory / "manifest.json").exists():
-        raise InvalidInput("--version", f"no trained tagger in {directory}")
-    # kserve reads sys.argv when imported; import it only here, in the server process.
-    from scicustom.tagger.model_server import serve
-
+    directory = serving_directory(ctx.tagger_artifacts, args.version, args.http_port, args.grpc_port, args.max_batch)
+    # The serving runtime, imported by name as `scicustom service` imports a servicer: kserve reads
+    # sys.argv when imported, so only the server process imports it.
+    serve = importlib.import_module(MODEL_SERVER).serve
     serve(directory, args.host, args.http_port, args.grpc_port, max_batch=args.max_batch, threads=args.threads)
     return 0

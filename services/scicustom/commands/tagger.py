@@ -4,17 +4,17 @@ from __future__ import annotations
 
 import argparse
 import json
+from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from scicustom.app.ontology.workspace import KEYWORDS_FILE
+from scicustom.app.tagging.corpus_tagging import tag_corpus
+from scicustom.app.tagging.tagger_export import export_triton
+from scicustom.app.tagging.trained_tagging import retag_with_trained
+from scicustom.app.tagging.training_requests import TrainRequest, UnitSet, evaluate_tagger, train_tagger
+from scicustom.app.tagging.training_units import tagger_units
 from scicustom.bootstrap import Context
-from scicustom.core.errors import InvalidInput
-from scicustom.core.units import UnitCatalog
-
-if TYPE_CHECKING:
-    from scicustom.bootstrap import Context
-
-KEYWORDS_FILE = "knowledge_units_with_keywords.json"
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -55,35 +55,9 @@ def _units_flag(parser: argparse.ArgumentParser) -> None:
                         f"{KEYWORDS_FILE} when present, else the configured units file)")
 
 
-def load_units(ctx: Context, path: Path | None) -> tuple[UnitCatalog, str]:
-    if path is None:
-        default = ctx.settings.home / "ontology" / KEYWORDS_FILE
-        if not default.exists():
-            return ctx.catalog, str(ctx.settings.units_file)
-        path = default
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise InvalidInput("--units", f"{path} does not exist") from None
-    except json.JSONDecodeError as exc:
-        raise InvalidInput("--units", f"{path} is not JSON: {exc}") from None
-    return UnitCatalog.from_mapping(data), str(path)
-
-
-def _inputs(ctx: Context, units: Path | None, writer: Any = None) -> Any:
-    from scicustom.adapters.packaged_models import minilm_path
-    from scicustom.ingest.corpus_tagging import item_embeddings
-    from scicustom.tagger.pipeline import TrainingInputs
-    from scicustom.tagger.token_vectors import distil_token_vectors
-
-    catalog, source = load_units(ctx, units)
-    items = ctx.corpus.load_items()
-    if not items:
-        raise InvalidInput("corpus", "the corpus is empty; run `scicustom corpus import` first")
-    vectors, _, _ = item_embeddings(ctx.corpus, ctx.embedder, items)
-    return TrainingInputs(catalog=catalog, items=items, item_vectors=vectors, embedder=ctx.embedder,
-                          token_vectors=distil_token_vectors(ctx.settings.model_cache),
-                          tokenizer_json=minilm_path() / "tokenizer.json", units_source=source, writer=writer)
+def _units(ctx: Context, path: Path | None) -> UnitSet:
+    return partial(tagger_units, path, ctx.ontology_workspace.keywords_file, lambda: ctx.catalog,
+                   ctx.settings.units_file)
 
 
 def _print_evaluation(evaluation: dict[str, Any]) -> None:
@@ -103,19 +77,10 @@ def _print_evaluation(evaluation: dict[str, Any]) -> None:
 
 
 def _train(args: argparse.Namespace, ctx: Context) -> int:
-    from scicustom.core.tagger_training.llm_writer import LLMQueryWriter
-    from scicustom.tagger.artifact import tagger_root
-    from scicustom.tagger.datasets import DataPlan
-    from scicustom.tagger.pipeline import train
-    from scicustom.tagger.training import TrainConfig
-
-    if args.synthetic < 1 or args.epochs < 1 or not 0.0 <= args.keyword_heldout < 1.0:
-        raise InvalidInput("tagger train", "--synthetic and --epochs must be >= 1, --keyword-heldout in [0, 1)")
-    writer = LLMQueryWriter(ctx.llm, args.llm_model) if args.llm_model else None
-    inputs = _inputs(ctx, args.units, writer)
-    plan = DataPlan(synthetic=args.synthetic, keyword_heldout=args.keyword_heldout, seed=args.seed)
-    result = train(inputs, tagger_root(ctx.settings.home), plan, TrainConfig(epochs=args.epochs, seed=args.seed),
-                   make_current=not args.keep_current)
+    request = TrainRequest(synthetic=args.synthetic, epochs=args.epochs, keyword_heldout=args.keyword_heldout,
+                           seed=args.seed, llm_model=args.llm_model, keep_current=args.keep_current)
+    result = train_tagger(request, _units(ctx, args.units), ctx.corpus, ctx.embedder, ctx.tagger_trainer,
+                          ctx.tagger_artifacts, lambda: ctx.llm)
     print(f"tagger {result.artifact.version}: trained in {result.train_seconds:.0f} s on "
           f"{result.examples['train']} examples ({json.dumps(result.examples)}); saved to {result.artifact.directory}")
     _print_evaluation(result.evaluation)
@@ -123,35 +88,19 @@ def _train(args: argparse.Namespace, ctx: Context) -> int:
 
 
 def _eval(args: argparse.Namespace, ctx: Context) -> int:
-    from scicustom.tagger.artifact import current_artifact_dir
-    from scicustom.tagger.pipeline import evaluate_artifact
-
-    directory = current_artifact_dir(ctx.settings.home, args.version)
-    try:
-        evaluation = evaluate_artifact(_inputs(ctx, args.units), directory)
-    except ValueError as exc:
-        raise InvalidInput("--units", str(exc)) from None
+    evaluation = evaluate_tagger(args.version, _units(ctx, args.units), ctx.corpus, ctx.embedder,
+                                 ctx.tagger_artifacts)
     _print_evaluation(evaluation)
     return 0
 
 
 def _retag(args: argparse.Namespace, ctx: Context) -> int:
-    from scicustom.ingest.trained_tagging import retag_corpus
-
     if args.tagger == "zeroshot":
-        from scicustom.ingest.corpus_tagging import tag_corpus
-
-        zs = tag_corpus(ctx.corpus, ctx.embedder, ctx.catalog, show_progress=True)
+        zs = tag_corpus(ctx.corpus, ctx.embedder, ctx.catalog, ctx.unit_index_writer, show_progress=True)
         print(f"tagger {zs.tagger_version}: {zs.items} items, tagged {zs.tagged} new "
               f"({zs.tag_items_per_s:.0f} items/s), {zs.non_scientific} Non-Scientific; its index is current")
         return 0
-    from scicustom.adapters.onnx_tagger import OnnxTagger
-    from scicustom.tagger.artifact import current_artifact_dir
-
-    tagger = OnnxTagger(current_artifact_dir(ctx.settings.home, args.version))
-    non_sci = tagger.artifact.non_scientific_index
-    report = retag_corpus(ctx.corpus, tagger, tagger.artifact.unit_ids,
-                          tagger.artifact.unit_ids[non_sci] if non_sci is not None else None)
+    report = retag_with_trained(ctx.corpus, ctx.tagger_artifacts, args.version, ctx.unit_index_writer)
     print(f"tagger {report.tagger_version}: {report.items} items, tagged {report.tagged} new "
           f"({report.items_per_s:.0f} items/s), {report.non_scientific} Non-Scientific; "
           f"index {report.index_key} is current")
@@ -159,10 +108,7 @@ def _retag(args: argparse.Namespace, ctx: Context) -> int:
 
 
 def _export_triton(args: argparse.Namespace, ctx: Context) -> int:
-    from scicustom.tagger.artifact import current_artifact_dir, load_artifact
-    from scicustom.tagger.triton_repository import write_triton_repository
-
-    artifact = load_artifact(current_artifact_dir(ctx.settings.home, args.version))
-    path = write_triton_repository(artifact, args.out, max_batch=args.max_batch)
+    artifact, path = export_triton(ctx.tagger_artifacts, ctx.tagger_model_repository, args.version, args.out,
+                                   args.max_batch)
     print(f"Triton model repository for {artifact.version} written to {path}")
     return 0

@@ -8,13 +8,15 @@ probe it like the services. Exit code 3 means a breaker tripped, 4 that a stage'
 from __future__ import annotations
 
 import argparse
+import importlib
 import logging
 import signal
 import threading
 from typing import TYPE_CHECKING, Any
 
+from scicustom.app.build.build_records import BUILD_STAGES
 from scicustom.core.errors import InvalidInput
-from scicustom.workers.topics import BUILD_STAGES, INGEST_STAGES, STAGES
+from scicustom.workers.topics import INGEST_STAGES, STAGES
 
 if TYPE_CHECKING:
     from scicustom.bootstrap import Context
@@ -30,20 +32,21 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     parser.set_defaults(handler=run_workers)
 
 
-def stage_handlers(ctx: Any, stages: list[str]) -> list[Any]:
+# Pipeline -> the edge module whose `stage_handlers(ctx, stages, topics)` serves its stages, imported
+# only for the stages asked for (as `scicustom service` imports servicers by name).
+STAGE_WORKERS = {"build": ("scicustom.builds.worker", BUILD_STAGES),
+                 "ingest": ("scicustom.ingest.worker", INGEST_STAGES)}
+
+
+def stage_handlers(ctx: Context, stages: list[str]) -> list[Any]:
     from scicustom.workers.topics import Topics
 
     topics = Topics(ctx.settings.topic_prefix)
     handlers: list[Any] = []
-    if any(s in BUILD_STAGES for s in stages):
-        from scicustom.builds.worker import BuildStageHandler, WorldCache
-
-        worlds = WorldCache(ctx)
-        handlers += [BuildStageHandler(s, ctx, topics, worlds) for s in stages if s in BUILD_STAGES]
-    if any(s in INGEST_STAGES for s in stages):
-        from scicustom.ingest.worker import IngestStageHandler
-
-        handlers += [IngestStageHandler(s, ctx, topics) for s in stages if s in INGEST_STAGES]
+    for module_name, pipeline_stages in STAGE_WORKERS.values():
+        wanted = [s for s in stages if s in pipeline_stages]
+        if wanted:
+            handlers += importlib.import_module(module_name).stage_handlers(ctx, wanted, topics)
     return handlers
 
 

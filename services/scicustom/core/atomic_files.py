@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import uuid
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -34,3 +35,8 @@ def write_text_atomic(path: Path, text: str) -> None:
 def write_json_atomic(path: Path, payload: Any, *, indent: int = 2) -> None:
     """Pretty JSON (non-ASCII kept, NaN refused) and a final newline."""
     write_text_atomic(path, json.dumps(payload, indent=indent, ensure_ascii=False, allow_nan=False) + "\n")
+
+
+def write_jsonl_atomic(path: Path, rows: Iterable[Mapping[str, Any]]) -> None:
+    """One compact JSON object per line (non-ASCII kept)."""
+    write_text_atomic(path, "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows))

@@ -27,3 +27,11 @@ class NotFound(LookupError):
 
 class LLMCallFailed(RuntimeError):
     """An LLM call failed after its retries (provider down, rate limited, bad reply)."""
+
+
+class RemoteTaggerError(RuntimeError):
+    """The tagger model server could not be reached or failed after the retries (worth a retry later)."""
+
+
+class UnreadableBatch(ValueError):
+    """A stored ingest batch no retry can read (not UTF-8, too many records): its event is dead-lettered."""

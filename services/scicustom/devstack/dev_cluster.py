@@ -19,6 +19,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from scicustom.bootstrap import Context
 from scicustom.core.errors import PreconditionFailed
 from scicustom.devstack.platform_processes import (
     SERVICES,
@@ -35,7 +36,6 @@ from scicustom.devstack.real_servers import (
     start_seaweedfs,
     start_tansu,
 )
-from scicustom.tagger.artifact import tagger_root
 from scicustom.workers.topics import STAGES
 
 STOP_GRACE_S = 30.0  # a worker finishes its in-flight record before it exits
@@ -79,7 +79,7 @@ def up(options: DevOptions, say: Callable[[str], None] = print) -> dict[str, dic
             _record(state, server)
         say(f"servers: S3 {s3.endpoint}  Kafka {kafka.bootstrap}  Elasticsearch {es.url}")
         extra: dict[str, str] = {}
-        if options.tagger_home and (tagger_root(options.tagger_home) / "current.json").exists():
+        if options.tagger_home and Context.has_trained_tagger(options.tagger_home):
             tagger = _start_tagger_server(options.tagger_home, logs)
             started.append(tagger[0])
             _record(state, tagger[0], tagger[1])

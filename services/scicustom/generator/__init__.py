@@ -1,3 +1,3 @@
-"""GeneratorService: selected items -> MCQs as a build makes them (servicer.py); the offline
-distractor sources (neighbour_answers.py, distractor_corpus.py) and the per-item conversion
-(core/build/mcq.py)."""
+"""GeneratorService: selected items -> MCQs as a build makes them (servicer.py over
+app/mcq_generation.py; offline distractors from app/distractor_corpus.py, the per-item conversion
+in core/build/mcq.py)."""

@@ -1,1 +1,2 @@
-"""Ingestion: bringing corpus items in from packaged sources and user files."""
+"""Ingestion's entry points: IngestService (gRPC) and the tag / index stage workers (Kafka). The use
+cases (corpus import, batches, stages, search indexing) are in `scicustom.app.ingest`."""

@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import grpc
 
+from scicustom.app.ingest.batch_submission import Paper, PaperItem, import_packaged_batches, submit_paper
+from scicustom.app.ingest.item_batches import BatchState, WrittenBatch, get_batch
 from scicustom.bootstrap import Context
-from scicustom.core.errors import InvalidInput, NotFound
 from scicustom.grpc_server.server import ServiceBinding
-from scicustom.ingest.batch_submission import Paper, PaperItem, read_packaged, submit_packaged, submit_paper
-from scicustom.ingest.item_batches import BatchState, batch_state, is_batch_id
 from scicustom.ingest.v1 import ingest_pb2 as pb
 from scicustom.ingest.v1 import ingest_pb2_grpc as pb_grpc
+from scicustom.ingest.worker import ItemsImportedPublisher
 from scicustom.workers.topics import Topics
 
 SERVICE_NAME = "scicustom.ingest.v1.IngestService"
@@ -54,14 +54,18 @@ class IngestServicer(pb_grpc.IngestServiceServicer):
         self.ctx = ctx
         self.topics = Topics(ctx.settings.topic_prefix)
 
+    def _announce(self, batch: WrittenBatch, source: str) -> None:
+        # The bus is reached only once a batch is stored: a bad request never needs Kafka.
+        ItemsImportedPublisher(self.ctx.store, self.ctx.event_bus, self.topics)(batch, source)
+
     def SubmitPaper(self, request: pb.SubmitPaperRequest, context: grpc.ServicerContext) -> pb.SubmitPaperResponse:
-        batch, item_ids = submit_paper(self.ctx.store, self.ctx.event_bus, self.topics, paper_from_request(request))
+        batch, item_ids = submit_paper(self.ctx.store, self._announce, paper_from_request(request))
         return pb.SubmitPaperResponse(batch_id=batch.batch_id, item_ids=item_ids, count=batch.count)
 
     def ImportCorpus(self, request: pb.ImportCorpusRequest,
                      context: grpc.ServicerContext) -> pb.ImportCorpusResponse:
-        read = read_packaged(self.ctx.settings.wheel_cache, list(request.sources), request.limit_per_source or None)
-        written = submit_packaged(self.ctx.store, self.ctx.event_bus, self.topics, read)
+        read, written = import_packaged_batches(self.ctx.store, self._announce, self.ctx.packaged_corpus,
+                                                list(request.sources), request.limit_per_source)
         return pb.ImportCorpusResponse(
             batches=[pb.BatchSummary(batch_id=b.batch_id, source=source, count=b.count) for source, b in written],
             sources=[pb.ImportedSource(source=s.source, read=s.report.read, imported=s.report.imported,
@@ -69,12 +73,7 @@ class IngestServicer(pb_grpc.IngestServiceServicer):
                      for s in read])
 
     def GetBatch(self, request: pb.GetBatchRequest, context: grpc.ServicerContext) -> pb.Batch:
-        if not is_batch_id(request.batch_id):
-            raise InvalidInput("batch_id", "must be 32 lowercase hex digits")
-        state = batch_state(self.ctx.store, request.batch_id)
-        if state is None:
-            raise NotFound("batch_id", f"no batch {request.batch_id}")
-        return batch_message(state)
+        return batch_message(get_batch(self.ctx.store, request.batch_id))
 
 
 def binding(ctx: Context) -> ServiceBinding:

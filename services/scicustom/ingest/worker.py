@@ -1,4 +1,5 @@
-"""The ingestion stages as Kafka worker handlers (`scicustom worker tag index`).
+"""The ingestion stages as Kafka worker handlers (`scicustom worker tag index`), and the
+items-imported event that starts them.
 
 tag:   items-imported -> embed + tag the batch -> items-tagged (tagger_version set)
 index: items-tagged -> intrinsic scores, search index, corpus shards -> items-indexed
@@ -6,18 +7,39 @@ index: items-tagged -> intrinsic scores, search index, corpus shards -> items-in
 Idempotent on the batch id: a stage whose output exists only announces it again (same event id,
 equal bytes). A batch that cannot be read (missing, altered, not UTF-8, wrong body) is a
 PoisonEvent and goes to the dead-letter topic; bad records inside a readable batch are skipped and
-counted in its report (batch_stages.py).
+counted in its report (app/ingest/batch_stages.py).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+from scicustom.app.ingest.batch_stages import StepOutcome, index_batch, tag_batch
+from scicustom.app.ingest.item_batches import BatchKeys, WrittenBatch, clear_failure, is_batch_id, record_failure
 from scicustom.bootstrap import Context
+from scicustom.core.errors import UnreadableBatch
 from scicustom.events.v1 import events_pb2 as ev
-from scicustom.ingest.batch_stages import StepOutcome, index_batch, tag_batch
-from scicustom.ingest.item_batches import BatchKeys, is_batch_id
-from scicustom.workers.envelopes import PoisonEvent, canonical_bytes, envelope, get_artifact, ref_of
+from scicustom.ports import EventBus, ObjectStore
+from scicustom.workers.envelopes import PoisonEvent, envelope, get_artifact, publish, ref_of
 from scicustom.workers.stage_consumer import Outgoing
-from scicustom.workers.topics import INGEST_STAGES, Topics, published_type
+from scicustom.workers.topics import INGEST_STAGES, ITEMS_IMPORTED, Topics, published_type
+
+
+@dataclass(frozen=True)
+class ItemsImportedPublisher:
+    """Announces a stored batch on items-imported (trace context in the headers) and waits until it
+    is durable: the `announce` of the batch-submission use cases."""
+
+    store: ObjectStore
+    bus: EventBus
+    topics: Topics
+
+    def __call__(self, batch: WrittenBatch, source: str) -> None:
+        body = ev.ItemsBatch(items=ref_of(self.store, BatchKeys(batch.batch_id).imported), count=batch.count,
+                             source=source)
+        publish(self.bus, self.topics.of(ITEMS_IMPORTED), batch.batch_id,
+                envelope(ITEMS_IMPORTED, batch_id=batch.batch_id, items_batch=body))
+        self.bus.flush()
 
 
 class IngestStageHandler:
@@ -41,22 +63,24 @@ class IngestStageHandler:
             raise PoisonEvent(f"items-tagged event of batch {event.batch_id} without a tagger version")
         return event.items_batch
 
+    def _run(self, event: ev.Envelope, batch: ev.ItemsBatch, data: bytes) -> StepOutcome:
+        ctx = self.ctx
+        try:
+            if self.stage == "tag":
+                return tag_batch(ctx.store, event.batch_id, data, batch.source, ctx.embedder, ctx.tagger, ctx.catalog)
+            return index_batch(ctx.store, ctx.corpus, event.batch_id, data, batch.tagger_version, ctx.perplexity,
+                               ctx.search_index, ctx.settings.elasticsearch_index)
+        except UnreadableBatch as exc:
+            raise PoisonEvent(str(exc)) from None
+
     def handle(self, event: ev.Envelope) -> list[Outgoing]:
         batch = self._batch(event)
         store = self.ctx.store
         data = get_artifact(store, batch.items)  # PoisonEvent when missing or altered
-        outcome: StepOutcome
-        if self.stage == "tag":
-            outcome = tag_batch(store, event.batch_id, data, batch.source, self.ctx.embedder, self.ctx.tagger,
-                                self.ctx.catalog)
-        else:
-            outcome = index_batch(store, self.ctx.corpus, event.batch_id, data, batch.tagger_version,
-                                  self.ctx.perplexity, self.ctx.search_index, self.ctx.settings.elasticsearch_index)
-        keys = BatchKeys(event.batch_id)
-        if store.exists(keys.failed(self.stage)):
-            store.delete(keys.failed(self.stage))  # an earlier delivery gave up; this one got through
+        outcome = self._run(event, batch, data)
+        clear_failure(store, event.batch_id, self.stage)
         # Both events point at the tagged items: the index stage passes on the reference it verified.
-        tagged = ref_of(store, keys.tagged) if self.stage == "tag" else batch.items
+        tagged = ref_of(store, BatchKeys(event.batch_id).tagged) if self.stage == "tag" else batch.items
         body = ev.ItemsBatch(items=tagged, count=outcome.count, source=batch.source,
                              tagger_version=outcome.tagger_version)
         kind = published_type(self.stage)
@@ -65,7 +89,10 @@ class IngestStageHandler:
 
     def on_dead_letter(self, event: ev.Envelope, error: str) -> list[Outgoing]:
         """Records the failure beside the batch (GetBatch reports it); ingestion has no failure topic."""
-        if is_batch_id(event.batch_id) and self.ctx.store.exists(BatchKeys(event.batch_id).imported):
-            self.ctx.store.put_bytes(BatchKeys(event.batch_id).failed(self.stage),
-                                     canonical_bytes({"stage": self.stage, "error": error}))
+        record_failure(self.ctx.store, event.batch_id, self.stage, error)
         return []
+
+
+def stage_handlers(ctx: Context, stages: list[str], topics: Topics) -> list[IngestStageHandler]:
+    """The handlers `scicustom worker` runs for these ingestion stages."""
+    return [IngestStageHandler(stage, ctx, topics) for stage in stages]

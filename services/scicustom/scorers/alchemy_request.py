@@ -1,25 +1,18 @@
-"""JudgeRecipes: AlchemyBench predictions and expert ratings as `scicustom score alchemy judge` reads
-them (PREDICTIONS.jsonl and RATINGS.jsonl rows), judged and reported by the same core calls;
-`report_json` is its REPORT.json."""
+"""JudgeRecipes messages <-> the AlchemyBench judge (`app.scoring.alchemy`): predictions and expert
+ratings become what `scicustom score alchemy judge` reads from PREDICTIONS.jsonl and RATINGS.jsonl.
+The limits here bound what one message may carry; the use case checks the parameters."""
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
-from scicustom.core.alchemy.judge import CRITERIA, JudgeInput, Judgement, RecipeJudge
+from scicustom.app.field_checks import checked_text
+from scicustom.app.scoring.alchemy import DEFAULT_JUDGE_WORKERS, JudgeRequest, JudgeResult
+from scicustom.core.alchemy.judge import CRITERIA, JudgeInput, Judgement
 from scicustom.core.alchemy.prediction import PredictionTarget
-from scicustom.core.alchemy.report import (
-    ExpertRating,
-    judge_report,
-    overlap_baselines,
-    parse_expert_rating,
-)
+from scicustom.core.alchemy.report import ExpertRating, parse_expert_rating
 from scicustom.core.errors import InvalidInput
-from scicustom.grpc_server.field_checks import bounded, checked_text
-from scicustom.ports import LLM
-from scicustom.scorers.request_usage import MeteredLLM
 from scicustom.scorers.v1 import scorers_pb2 as pb
 
 MAX_PREDICTIONS = 1000
@@ -27,8 +20,6 @@ MAX_RATINGS = 20000
 MAX_KEY_CHARS = 256
 MAX_TEXT_CHARS = 50000
 MAX_MODEL_CHARS = 200
-MAX_WORKERS = 32
-DEFAULT_WORKERS = 8  # the CLI's --workers
 DEFAULT_MODEL = "model"
 
 
@@ -99,19 +90,19 @@ def _judgement(j: Judgement, group: str, baseline: dict[str, float]) -> pb.Recip
     return message
 
 
-def judge_recipes(request: pb.JudgeRecipesRequest, llm: Callable[[], LLM]) -> pb.JudgeRecipesResponse:
-    judge = checked_text(request.judge, "judge", MAX_MODEL_CHARS)
-    workers = bounded(request.workers, "workers", MAX_WORKERS, DEFAULT_WORKERS)
+def judge_request(request: pb.JudgeRecipesRequest) -> JudgeRequest:
+    """The use case's request; unset workers (0) take the CLI's default."""
     inputs, groups = judge_inputs(request.predictions)
     ratings = expert_ratings(request.expert_ratings, {i.target.id for i in inputs})
-    metered = MeteredLLM(llm())
-    judgements = RecipeJudge(metered, judge).judge_all(inputs, workers=workers)
-    baselines = overlap_baselines({i.target.id: (i.prediction, i.target.recipe) for i in inputs})
-    report = judge_report(judge, groups, judgements, ratings, baselines, metered.summary())
-    summary = report["summary"]
+    return JudgeRequest(judge=request.judge, inputs=inputs, groups=groups, ratings=ratings,
+                        workers=request.workers or DEFAULT_JUDGE_WORKERS)
+
+
+def judge_response(result: JudgeResult, groups: Sequence[str]) -> pb.JudgeRecipesResponse:
+    summary = result.report["summary"]
     return pb.JudgeRecipesResponse(
-        judgements=[_judgement(j, g, baselines[j.target_id]) for g, j in zip(groups, judgements, strict=True)],
+        judgements=[_judgement(j, g, result.baselines[j.target_id])
+                    for g, j in zip(groups, result.judgements, strict=True)],
         scored=summary["scored"], malformed=summary["malformed"], retried=summary["retried"],
-        overall=_stats(summary["overall"]),
-        report_json=json.dumps(report, indent=2, ensure_ascii=False, allow_nan=False) + "\n",
-        usage=pb.LLMUsage(**metered.summary()))
+        overall=_stats(summary["overall"]), report_json=result.report_json(),
+        usage=pb.LLMUsage(**result.usage.summary()))

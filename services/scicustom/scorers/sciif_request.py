@@ -1,23 +1,18 @@
-"""AuditInstructionFollowing: SciIF items and answers as `scicustom score sciif` reads them (ITEMS.jsonl
-and ANSWERS.jsonl rows), audited and reported by the same core calls; `report_json` is its REPORT.json."""
+"""AuditInstructionFollowing messages <-> the SciIF use case (`app.scoring.sciif`): items and answers
+become the ITEMS.jsonl / ANSWERS.jsonl rows `scicustom score sciif` reads and go through the same
+parsers. The limits here bound what one message may carry; the use case checks the parameters."""
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Sequence
 from typing import Any
 
+from scicustom.app.field_checks import checked_text
+from scicustom.app.scoring.sciif import DEFAULT_WORKERS, AuditRequest, AuditResult
 from scicustom.core.errors import InvalidInput
-from scicustom.core.sciif.audit import ItemAudit, Mode, SciIFAuditor, Status, generate_answer
+from scicustom.core.sciif.audit import ItemAudit, Mode, Status
 from scicustom.core.sciif.catalog import Catalog
-from scicustom.core.sciif.evidence_rules import RuleVerifier
-from scicustom.core.sciif.items import DEFAULT_MODEL, ModelAnswer, SciIFItem, parse_answers, parse_items
-from scicustom.core.sciif.quantities import UnitParser
-from scicustom.core.sciif.report import build_report
-from scicustom.grpc_server.field_checks import bounded, checked_text
-from scicustom.ports import LLM
-from scicustom.scorers.request_usage import MeteredLLM
+from scicustom.core.sciif.items import DEFAULT_MODEL, parse_answers, parse_items
 from scicustom.scorers.v1 import scorers_pb2 as pb
 
 MAX_ITEMS = 1000
@@ -29,10 +24,7 @@ MAX_SUBJECT_CHARS = 200
 MAX_CONSTRAINTS = 10
 MAX_TARGETS = 20
 MAX_EXPRESSION_CHARS = 2000
-MAX_JUDGES = 4
 MAX_MODEL_CHARS = 200
-MAX_WORKERS = 16
-DEFAULT_WORKERS = 4  # the CLI's --workers
 STATUS = {"pass": pb.AUDIT_STATUS_PASS, "fail": pb.AUDIT_STATUS_FAIL, "undecided": pb.AUDIT_STATUS_UNDECIDED}
 
 
@@ -103,24 +95,16 @@ def answer_rows(answers: Sequence[pb.SciIFAnswer], item_ids: set[str]) -> list[t
     return rows
 
 
-def _options(options: pb.SciIFOptions) -> tuple[list[str], Mode, int]:
-    _count(options.judges, "options.judges", 0, MAX_JUDGES)
-    for k, judge in enumerate(options.judges):
-        checked_text(judge, f"options.judges[{k}]", MAX_MODEL_CHARS)
-    if options.generate_with:
-        checked_text(options.generate_with, "options.generate_with", MAX_MODEL_CHARS)
+def audit_request(request: pb.AuditInstructionFollowingRequest, catalog: Catalog) -> AuditRequest:
+    """The use case's request; unset workers (0) take the CLI's default."""
+    options = request.options
+    items = parse_items(item_rows(request.items), catalog)
+    item_ids = {item.id for item in items}
     mode: Mode = "loose" if options.mode == pb.AUDIT_MODE_LOOSE else "strict"
-    return list(options.judges), mode, bounded(options.workers, "options.workers", MAX_WORKERS, DEFAULT_WORKERS)
-
-
-def _generate_missing(llm: LLM, model: str, items: Sequence[SciIFItem], answers: Sequence[ModelAnswer],
-                      workers: int) -> list[ModelAnswer]:
-    """Answers of `model` to the items it has not answered yet, with the paper's answer prompt."""
-    have = {(a.item_id, a.model) for a in answers}
-    todo = [item for item in items if (item.id, model) not in have]
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        texts = list(pool.map(lambda item: generate_answer(llm, model, item), todo))
-    return [ModelAnswer(item_id=item.id, model=model, text=text) for item, text in zip(todo, texts, strict=True)]
+    return AuditRequest(items=items, answers=parse_answers(answer_rows(request.answers, item_ids), item_ids),
+                        judges=list(options.judges), mode=mode, gate_on_correctness=options.gate_on_correctness,
+                        generate_with=options.generate_with, evidence_patterns=not options.no_evidence_patterns,
+                        workers=options.workers or DEFAULT_WORKERS)
 
 
 def _rate(c: dict[str, Any]) -> pb.Rate:
@@ -157,37 +141,10 @@ def _summary(model: str, s: dict[str, Any]) -> pb.SciIFModelSummary:
     return message
 
 
-def audit_instruction_following(request: pb.AuditInstructionFollowingRequest, catalog: Catalog,
-                                llm: Callable[[], LLM],
-                                between_steps: Callable[[], None]) -> pb.AuditInstructionFollowingResponse:
-    """`llm` is called only with judges or generate_with; `between_steps` checks the deadline."""
-    judges, mode, workers = _options(request.options)
-    items = parse_items(item_rows(request.items), catalog)
-    by_id = {item.id: item for item in items}
-    answers = parse_answers(answer_rows(request.answers, set(by_id)), set(by_id))
-    generate_with = request.options.generate_with
-    if not answers and not generate_with:
-        raise InvalidInput("answers", "is empty; give answers or options.generate_with")
-    metered = MeteredLLM(llm()) if (judges or generate_with) else None
-    generated: list[ModelAnswer] = []
-    if generate_with and metered is not None:
-        generated = _generate_missing(metered, generate_with, items, answers, workers)
-        answers = [*answers, *generated]
-        between_steps()
-    verifier = RuleVerifier(UnitParser(), use_evidence_patterns=not request.options.no_evidence_patterns)
-    auditor = SciIFAuditor(catalog, verifier, llm=metered, judges=judges, mode=mode)
-    audits = auditor.audit_many(by_id, answers, workers=workers)
-    answered = {(a.item_id, a.model) for a in answers}
-    models = {a.model for a in answers}
-    missing = sum(1 for m in models for item in items if (item.id, m) not in answered)
-    report: dict[str, Any] = build_report(audits, catalog, mode=mode, judges=judges,
-                                          gate_on_correctness=request.options.gate_on_correctness,
-                                          missing_answers=missing)
-    report["usage"] = metered.summary() if metered is not None else None
-    usage = metered.summary() if metered is not None else {}
+def audit_response(result: AuditResult) -> pb.AuditInstructionFollowingResponse:
+    usage = result.usage.summary() if result.usage is not None else {}
     return pb.AuditInstructionFollowingResponse(
-        audits=[_audit(a) for a in audits],
-        models=[_summary(m, s) for m, s in report["models"].items()],
-        generated=[pb.GeneratedAnswer(item_id=a.item_id, model=a.model, answer=a.text) for a in generated],
-        report_json=json.dumps(report, indent=2, ensure_ascii=False, allow_nan=False) + "\n",
-        usage=pb.LLMUsage(**usage))
+        audits=[_audit(a) for a in result.audits],
+        models=[_summary(m, s) for m, s in result.report["models"].items()],
+        generated=[pb.GeneratedAnswer(item_id=a.item_id, model=a.model, answer=a.text) for a in result.generated],
+        report_json=result.report_json(), usage=pb.LLMUsage(**usage))

@@ -1,1 +1,2 @@
-"""The trained tagger: training, ONNX export, evaluation and serving (KServe / Triton)."""
+"""The trained tagger's entry points: TaggerService (gRPC), the KServe model server and the Triton
+Python-backend models. Training, evaluation and export are use cases in `scicustom.app.tagging`."""

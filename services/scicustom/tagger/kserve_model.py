@@ -22,8 +22,9 @@ from kserve import Model
 from kserve.errors import InvalidInput
 from kserve.protocol.infer_type import InferInput, InferOutput, InferRequest, InferResponse
 
-from scicustom.adapters.onnx_tagger import OnnxTagger
+from scicustom.bootstrap import Context
 from scicustom.core.tagger_training.decoding import MAX_UNITS
+from scicustom.ports import Tagger
 
 MODEL_NAME = "tagger"
 INPUT_NAME = "text"
@@ -72,12 +73,12 @@ class TaggerModel(Model):
         self._threads = threads
         self.max_batch = max_batch
         self._lock = threading.Lock()
-        self._tagger: OnnxTagger | None = None
+        self._tagger: Tagger | None = None
 
     def load(self) -> bool:
         with self._lock:
             if self._tagger is None:
-                self._tagger = OnnxTagger(self._artifact_dir, threads=self._threads)
+                self._tagger = Context.trained_tagger_at(self._artifact_dir, threads=self._threads)
             self.ready = True
         return self.ready
 

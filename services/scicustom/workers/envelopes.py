@@ -7,7 +7,6 @@ after a crash publishes the same id again and consumers can tell a redelivery fr
 from __future__ import annotations
 
 import hashlib
-import json
 from datetime import UTC, datetime
 from typing import Any
 
@@ -60,11 +59,7 @@ def decode(record: BusMessage) -> ev.Envelope:
     return message
 
 
-# Artifacts: canonical JSON in the store, referenced by key and SHA-256 ---------------------------
-def canonical_bytes(record: Any) -> bytes:
-    return json.dumps(record, sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode()
-
-
+# Artifacts: canonical JSON (core.canonical_json) in the store, referenced by key and SHA-256 ------------
 def put_artifact(store: ObjectStore, key: str, data: bytes) -> ev.ArtifactRef:
     store.put_bytes(key, data)
     return ev.ArtifactRef(key=key, sha256=hashlib.sha256(data).hexdigest(), size_bytes=len(data))

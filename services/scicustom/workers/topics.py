@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-BUILD_STAGES = ("vote", "candidates", "cutoff", "select", "generate", "complete")
+from scicustom.app.build.build_records import BUILD_STAGES
+
 INGEST_STAGES = ("tag", "index")
 STAGES = (*INGEST_STAGES, *BUILD_STAGES)
 

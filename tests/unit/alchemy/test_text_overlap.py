@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from scicustom.core.text_overlap import lcs_length, rouge_l, sentence_bleu
+from scicustom.core.text_overlap import bleu, lcs_length, rouge_l
 
 
 def lcs_table(a, b):
@@ -24,14 +24,14 @@ def test_bit_parallel_lcs_equals_the_table(a, b):
 
 def test_bleu_by_hand():
     # p1 = 3/4, p2 = 2/3, p3 = 1/2, p4 = 0/1 -> smoothed 1/(2*1); equal lengths: no brevity penalty.
-    assert sentence_bleu("a b c d", "a b c e") == pytest.approx((0.75 * (2 / 3) * 0.5 * 0.5) ** 0.25)
+    assert bleu("a b c d", "a b c e") == pytest.approx((0.75 * (2 / 3) * 0.5 * 0.5) ** 0.25)
     # Short hypothesis: brevity penalty exp(1 - 6/4); effective order for the 4 tokens it has.
     expected = math.exp(1 - 6 / 4) * (1.0 * 1.0 * 1.0 * 1.0) ** 0.25
-    assert sentence_bleu("a b c d", "a b c d e f") == pytest.approx(expected)
+    assert bleu("a b c d", "a b c d e f") == pytest.approx(expected)
     # Two tokens: orders 1 and 2 only.
-    assert sentence_bleu("x y", "x z") == pytest.approx((0.5 * (1 / 2)) ** 0.5)
-    assert sentence_bleu("same text here .", "same text here .") == pytest.approx(1.0)
-    assert sentence_bleu("", "a") == 0.0 and sentence_bleu("a", "") == 0.0
+    assert bleu("x y", "x z") == pytest.approx((0.5 * (1 / 2)) ** 0.5)
+    assert bleu("same text here .", "same text here .") == pytest.approx(1.0)
+    assert bleu("", "a") == 0.0 and bleu("a", "") == 0.0
 
 
 def test_rouge_l_by_hand():

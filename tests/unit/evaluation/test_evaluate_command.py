@@ -139,8 +139,8 @@ def test_bad_input_exits_2_with_one_line(setup: dict[str, Any], capsys: pytest.C
 def test_models_of_one_provider_share_one_llm_adapter(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                       recorded_llm: RecordedLLMServer) -> None:
     from scicustom.adapters.evaluation_files import ProgressFiles
-    from scicustom.commands.evaluate import build_answerers
-    from scicustom.config import Settings
+    from scicustom.app.evaluation import build_answerers
+    from scicustom.bootstrap import Context
     from scicustom.core.evaluation.model_spec import parse_models_file
     from scicustom.core.evaluation.run import run_model
     from tests.unit.evaluation.benchmark_fixtures import items
@@ -156,7 +156,8 @@ def test_models_of_one_provider_share_one_llm_adapter(tmp_path: Path, monkeypatc
                    {"name": "m3", "model": "openai/m3", "provider": "other"},
                    {"name": "m4", "model": "anthropic/m4"}],  # no provider entry: via the gateway
     })
-    answerers, adapters = build_answerers(models, Settings(), concurrency=2)
+    ctx = Context.from_environment()
+    answerers, adapters = build_answerers(models, ctx.provider_llm, ctx.local_mcq_answerer, concurrency=2)
     assert [a.name for a in answerers] == ["m1", "m2", "m3", "m4"]
     assert set(adapters) == {"lab", "other", "anthropic"}
     for answerer in answerers:

@@ -13,15 +13,16 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from scicustom.builds.build_world import JuryOptions, assemble_world
-from scicustom.builds.output_writer import canonical_jsonl
+from scicustom.app.build.output_writer import canonical_jsonl
+from scicustom.app.build.request import JuryOptions
+from scicustom.app.build.world import assemble_world
+from scicustom.app.distractor_corpus import DistractorCorpus
 from scicustom.core.build.candidates import Candidate
 from scicustom.core.build.mcq import MCQ, from_mcq_item, from_open_item, parse_llm_mcq, pick_distractors
 from scicustom.core.build.pipeline import BuildParams, BuildPipeline
 from scicustom.core.build.stage_records import CandidateList, Selection
 from scicustom.core.corpus_item import CorpusItem, make_item
 from scicustom.core.requirement import Requirement
-from scicustom.generator.distractor_corpus import DistractorCorpus
 from scicustom.generator.servicer import binding
 from scicustom.generator.v1 import generator_pb2 as pb
 from scicustom.generator.v1 import generator_pb2_grpc as pb_grpc

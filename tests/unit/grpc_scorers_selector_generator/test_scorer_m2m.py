@@ -7,8 +7,8 @@ import math
 
 import pytest
 
+from scicustom.app.scoring.m2m import RECORD_FIELDS
 from scicustom.cli import main
-from scicustom.scorers.m2m_request import FIELDS
 from scicustom.scorers.servicer import binding
 from scicustom.scorers.v1 import scorers_pb2 as pb
 from scicustom.scorers.v1 import scorers_pb2_grpc as pb_grpc
@@ -20,8 +20,8 @@ METRICS = ("rcf", "hpa", "msi", "sns", "ip", "pdq")
 
 
 def hypothesis(row: dict[str, str]) -> pb.Hypothesis:
-    return pb.Hypothesis(**{k: v for k, v in row.items() if k in FIELDS},
-                         columns={k: v for k, v in row.items() if k not in FIELDS})
+    return pb.Hypothesis(**{k: v for k, v in row.items() if k in RECORD_FIELDS},
+                         columns={k: v for k, v in row.items() if k not in RECORD_FIELDS})
 
 
 def sample_rows() -> list[dict[str, str]]:

@@ -6,11 +6,11 @@ import grpc
 import pytest
 from grpc_health.v1 import health_pb2
 
-from scicustom.builds.build_world import JuryOptions, assemble_world
+from scicustom.app.build.request import JuryOptions
+from scicustom.app.build.world import assemble_world
 from scicustom.core.build.pipeline import BuildParams, BuildPipeline
 from scicustom.core.requirement import requirement_from_text
 from scicustom.grpc_server.server import ServiceBinding
-from scicustom.jury.jury_worlds import JuryWorlds
 from scicustom.jury.servicer import SERVICE_NAME, JuryServicer, binding
 from scicustom.jury.v1 import jury_pb2 as pb
 from scicustom.jury.v1 import jury_pb2_grpc as pb_grpc
@@ -139,8 +139,9 @@ def test_bad_relevance_requests_name_the_field(served, fields, code, details):
 
 
 def test_the_world_is_assembled_once_per_index_seed_and_jury(tmp_path):
-    worlds = JuryWorlds(tagged_home(tmp_path))
-    servicer = JuryServicer(worlds.ctx, worlds)
+    ctx = tagged_home(tmp_path)
+    worlds = ctx.world_cache()
+    servicer = JuryServicer(ctx, worlds)
     request = pb.RankUnitsRequest(requirement=pb.Requirement(text=TEXT))
     with loopback([ServiceBinding(SERVICE_NAME, lambda s: pb_grpc.add_JuryServiceServicer_to_server(servicer, s))]) \
             as channel:

@@ -9,10 +9,11 @@ import grpc
 import pytest
 from grpc_health.v1 import health_pb2
 
-from scicustom.adapters.ontology_store import OntologyStore
+from scicustom.adapters.ontology_store import SqliteOntologyStore
+from scicustom.app.ontology.unit_sets import UNIT_SETS_PREFIX
 from scicustom.core.units import UnitCatalog
 from scicustom.grpc_server.server import ServiceBinding
-from scicustom.ontology.servicer import SERVICE_NAME, UNIT_SETS_PREFIX, OntologyServicer, binding
+from scicustom.ontology.servicer import SERVICE_NAME, OntologyServicer, binding
 from scicustom.ontology.v1 import ontology_pb2 as pb
 from scicustom.ontology.v1 import ontology_pb2_grpc as pb_grpc
 from tests.support.grpc_loopback import health_status, loopback, reflected_services, rpc_error
@@ -158,7 +159,7 @@ def test_import_a_file_then_select_units_with_an_llm_judge(tmp_path, recorded_ll
     assert [u.name for u in catalog] == ["Organic chemistry", "Non-Scientific"]
     assert catalog.by_id("ku_001").keywords == ("organic chemistry studies", "reaction kind 1", "reaction kind 10")
     # The import is the CLI's: the same store and report under home/ontology, the upload kept.
-    store = OntologyStore(ctx.settings.home / "ontology" / "ontology.sqlite")
+    store = SqliteOntologyStore(ctx.settings.home / "ontology" / "ontology.sqlite")
     assert store.source_names() == ["topics"]
     store.close()
     report = json.loads((ctx.settings.home / "ontology" / "import_report.json").read_text())

@@ -10,9 +10,10 @@ from grpc_health.v1 import health_pb2
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scicustom.adapters.triton_tagger import RemoteTaggerError
+from scicustom.app.tagging.text_tagging import MAX_BATCH
+from scicustom.core.errors import RemoteTaggerError
 from scicustom.ports import Tagger, UnitScore
-from scicustom.tagger.servicer import MAX_BATCH, SERVICE_NAME, binding
+from scicustom.tagger.servicer import SERVICE_NAME, binding
 from scicustom.tagger.v1 import tagger_pb2 as pb
 from scicustom.tagger.v1 import tagger_pb2_grpc as pb_grpc
 from tests.support.grpc_loopback import health_status, loopback, reflected_services, rpc_error

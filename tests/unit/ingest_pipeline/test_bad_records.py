@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 
+from scicustom.app.ingest.item_batches import BatchKeys, batch_id_of, batch_state, item_record
+from scicustom.core.canonical_json import canonical_bytes
 from scicustom.core.corpus_item import make_item
-from scicustom.ingest.item_batches import BatchKeys, batch_id_of, batch_state, item_record
-from scicustom.workers.envelopes import canonical_bytes
 from scicustom.workers.topics import ITEMS_INDEXED
 from tests.unit.ingest_pipeline.conftest import envelopes, run_workers
 from tests.unit.ingest_pipeline.test_pipeline_flow import _publish_imported

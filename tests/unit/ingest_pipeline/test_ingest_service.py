@@ -14,10 +14,11 @@ import pytest
 from grpc_health.v1 import health_pb2
 from opentelemetry.sdk.trace import TracerProvider
 
-from scicustom.ingest.batch_submission import Paper, PaperItem, submit_paper
+from scicustom.app.ingest.batch_submission import Paper, PaperItem, submit_paper
 from scicustom.ingest.servicer import SERVICE_NAME, binding
 from scicustom.ingest.v1 import ingest_pb2 as pb
 from scicustom.ingest.v1 import ingest_pb2_grpc as pb_grpc
+from scicustom.ingest.worker import ItemsImportedPublisher
 from scicustom.workers.topics import ITEMS_IMPORTED, ITEMS_INDEXED, Topics
 from tests.support.grpc_loopback import health_status, loopback, rpc_error
 from tests.unit.ingest_pipeline.conftest import PREFIX, envelopes, make_context, records, run_workers
@@ -66,7 +67,7 @@ def test_a_submitted_paper_is_announced_and_followed_to_indexed(ctx, stub):
 def test_the_event_carries_the_callers_trace_context(ctx):
     provider = TracerProvider()
     with provider.get_tracer("test").start_as_current_span("SubmitPaper") as span:
-        submit_paper(ctx.store, ctx.event_bus, Topics(PREFIX),
+        submit_paper(ctx.store, ItemsImportedPublisher(ctx.store, ctx.event_bus, Topics(PREFIX)),
                      Paper("p", "T", "CC0", (PaperItem("Why?", answer="Because."),)))
     (record,) = records(ctx.event_bus, Topics(PREFIX).of(ITEMS_IMPORTED))
     trace_id = format(span.get_span_context().trace_id, "032x")

@@ -7,8 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scicustom.core.corpus_item import make_item
-from scicustom.ingest.item_batches import (
+from scicustom.app.ingest.item_batches import (
     MAX_BATCH_ITEMS,
     TaggedItem,
     batch_id_of,
@@ -19,7 +18,8 @@ from scicustom.ingest.item_batches import (
     tagged_line,
     write_imported,
 )
-from scicustom.workers.envelopes import PoisonEvent
+from scicustom.core.corpus_item import make_item
+from scicustom.core.errors import UnreadableBatch
 
 words = st.text(st.characters(codec="utf-8", exclude_categories=("Cs", "Cc")), min_size=1, max_size=30).filter(
     lambda s: s.strip())
@@ -74,10 +74,10 @@ def test_a_batch_holds_at_most_1000_items(tmp_path):
         write_imported(store, {"source": "s"}, [])
     written = write_imported(store, {"source": "s"}, many[:MAX_BATCH_ITEMS] + many[:3])  # repeats count once
     assert written.count == MAX_BATCH_ITEMS
-    with pytest.raises(PoisonEvent, match="above the limit"):
+    with pytest.raises(UnreadableBatch, match="above the limit"):
         parse_imported(imported_bytes(many[:MAX_BATCH_ITEMS]) + imported_bytes(many[-1:]), "k")
 
 
 def test_text_that_is_not_utf8_is_poison():
-    with pytest.raises(PoisonEvent, match="not UTF-8"):
+    with pytest.raises(UnreadableBatch, match="not UTF-8"):
         parse_imported(b"\xff\xfe{}", "ingest/batches/x/imported.jsonl")

@@ -8,12 +8,12 @@ import json
 
 import numpy as np
 
+from scicustom.app.ingest.batch_submission import Paper, PaperItem, paper_items, submit_paper
+from scicustom.app.ingest.item_batches import BatchKeys, batch_state, write_imported
+from scicustom.app.ingest.search_indexing import indexed_ids
 from scicustom.core.intrinsic import quality_score
 from scicustom.events.v1 import events_pb2 as ev
-from scicustom.ingest.batch_submission import Paper, PaperItem, paper_items, submit_paper
-from scicustom.ingest.item_batches import BatchKeys, batch_state, write_imported
-from scicustom.ingest.search_indexing import indexed_ids
-from scicustom.ingest.worker import IngestStageHandler
+from scicustom.ingest.worker import IngestStageHandler, ItemsImportedPublisher
 from scicustom.workers.envelopes import envelope, publish, ref_of
 from scicustom.workers.topics import ITEMS_IMPORTED, ITEMS_INDEXED, ITEMS_TAGGED, Topics
 from tests.support.hashing_embedder import HashingEmbedder
@@ -37,7 +37,7 @@ def _store_bytes(ctx) -> dict[str, bytes]:
 
 
 def test_a_paper_flows_into_the_index_and_the_corpus_of_record(ctx):
-    batch, item_ids = submit_paper(ctx.store, ctx.event_bus, Topics(PREFIX), PAPER)
+    batch, item_ids = submit_paper(ctx.store, ItemsImportedPublisher(ctx.store, ctx.event_bus, Topics(PREFIX)), PAPER)
     assert len(item_ids) == 4 and len(set(item_ids)) == 4 and batch.count == 4
     run_workers(ctx, _indexed(ctx))
     (tagged,) = envelopes(ctx.event_bus, ITEMS_TAGGED)
@@ -83,12 +83,12 @@ def test_a_paper_flows_into_the_index_and_the_corpus_of_record(ctx):
 
 
 def test_redelivered_events_publish_equal_events_and_rewrite_nothing(ctx):
-    batch, _ = submit_paper(ctx.store, ctx.event_bus, Topics(PREFIX), PAPER)
+    batch, _ = submit_paper(ctx.store, ItemsImportedPublisher(ctx.store, ctx.event_bus, Topics(PREFIX)), PAPER)
     run_workers(ctx, _indexed(ctx))
     before = _store_bytes(ctx)
     tag_calls, scored = ctx.tagger.calls, ctx.perplexity.pairs
     # The same paper again (a client retry) and the same imported event delivered a second time.
-    again, _ = submit_paper(ctx.store, ctx.event_bus, Topics(PREFIX), PAPER)
+    again, _ = submit_paper(ctx.store, ItemsImportedPublisher(ctx.store, ctx.event_bus, Topics(PREFIX)), PAPER)
     assert again.batch_id == batch.batch_id
     run_workers(ctx, _indexed(ctx, 2))
     assert _store_bytes(ctx) == before
@@ -102,7 +102,7 @@ def test_redelivered_events_publish_equal_events_and_rewrite_nothing(ctx):
 
 def test_a_batch_killed_between_its_writes_completes_on_redelivery_with_equal_bytes(ctx, tmp_path):
     """The index stage wrote its shards but died before indexed.json: the redelivery finishes it."""
-    batch, _ = submit_paper(ctx.store, ctx.event_bus, Topics(PREFIX), PAPER)
+    batch, _ = submit_paper(ctx.store, ItemsImportedPublisher(ctx.store, ctx.event_bus, Topics(PREFIX)), PAPER)
     run_workers(ctx, _indexed(ctx))
     finished = _store_bytes(ctx)
     ctx.store.delete(BatchKeys(batch.batch_id).indexed)
@@ -133,7 +133,7 @@ def test_a_poison_record_goes_to_the_dead_letter_topic_and_later_batches_still_f
     altered = write_imported(ctx.store, {"source": "hand"}, paper_items(PAPER)[:1])
     _publish_imported(ctx, altered.batch_id)
     ctx.store.put_bytes(BatchKeys(altered.batch_id).imported, b"{}\n")
-    _, item_ids = submit_paper(ctx.store, ctx.event_bus, topics, PAPER)
+    _, item_ids = submit_paper(ctx.store, ItemsImportedPublisher(ctx.store, ctx.event_bus, topics), PAPER)
     workers = run_workers(ctx, _indexed(ctx))
     letters = records(ctx.event_bus, topics.dead_letters("tag"))
     assert len(letters) == 2
@@ -158,7 +158,7 @@ def test_an_event_of_another_kind_or_batch_is_poison(ctx):
     handler = IngestStageHandler("tag", ctx, Topics(PREFIX))
     build = envelope("build.requested", build_id="b1", build_requested=ev.BuildRequested())
     bad_id = envelope(ITEMS_IMPORTED, batch_id="../x", items_batch=ev.ItemsBatch())
-    batch, _ = submit_paper(ctx.store, ctx.event_bus, Topics(PREFIX), PAPER)
+    batch, _ = submit_paper(ctx.store, ItemsImportedPublisher(ctx.store, ctx.event_bus, Topics(PREFIX)), PAPER)
     other_key = envelope(ITEMS_IMPORTED, batch_id=batch.batch_id, items_batch=ev.ItemsBatch(
         items=ref_of(ctx.store, BatchKeys(batch.batch_id).meta)))
     untagged = envelope(ITEMS_TAGGED, batch_id=batch.batch_id, items_batch=ev.ItemsBatch(
@@ -183,7 +183,7 @@ def test_concurrent_index_workers_lose_no_batch(ctx):
     ctx.event_bus.ensure_topic(topics.of(ITEMS_IMPORTED), partitions=3)
     expected = set()
     for paper in papers:
-        _, ids = submit_paper(ctx.store, ctx.event_bus, topics, paper)
+        _, ids = submit_paper(ctx.store, ItemsImportedPublisher(ctx.store, ctx.event_bus, topics), paper)
         expected |= set(ids)
     run_workers(ctx, _indexed(ctx, 6), copies=3)
     assert {it.id for it in ctx.corpus.load_items()} == expected

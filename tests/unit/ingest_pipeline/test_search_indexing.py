@@ -9,11 +9,11 @@ import pytest
 from scicustom.adapters.embedded_search_index import EmbeddedSearchIndex
 from scicustom.adapters.filesystem_store import FilesystemObjectStore
 from scicustom.adapters.parquet_corpus import ParquetCorpusRepository
+from scicustom.app.ingest.search_indexing import index_corpus, indexed_ids
 from scicustom.cli import build_parser, main
 from scicustom.core.corpus_item import make_item
 from scicustom.core.errors import InvalidInput, PreconditionFailed
 from scicustom.core.intrinsic import quality_score
-from scicustom.ingest.search_indexing import index_corpus, indexed_ids
 from tests.support.hashing_embedder import HashingEmbedder
 from tests.unit.ingest_pipeline.conftest import UNITS, LengthPerplexity, expected_hardness
 

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 
 import pytest
 
-from scicustom.commands.score_m2m import load_vocabulary
+from scicustom.app.scoring.m2m import load_vocabulary
 from scicustom.core.m2m.records import M2MRecords, records_from_csv
 from scicustom.core.m2m.vocabulary import M2MVocabulary
 

@@ -5,10 +5,10 @@ import json
 import pytest
 
 from scicustom.adapters.ontology_obo_file import read_ontology_file
-from scicustom.adapters.ontology_store import OntologyStore
+from scicustom.adapters.ontology_store import SqliteOntologyStore
+from scicustom.app.ontology.importing import import_source
 from scicustom.cli import main
 from scicustom.core.errors import InvalidInput
-from scicustom.ontology.importing import import_source
 
 OBO = """format-version: 1.2
 data-version: test/2024-01-01
@@ -64,7 +64,7 @@ def test_reads_terms_synonyms_definitions_and_is_a(tmp_path):
 
 def test_import_is_incremental_and_force_replaces(tmp_path):
     path = _write(tmp_path, OBO)
-    store = OntologyStore(tmp_path / "store.sqlite")
+    store = SqliteOntologyStore(tmp_path / "store.sqlite")
     reads = []
 
     def read():
@@ -86,7 +86,7 @@ def test_user_file_with_a_cycle_is_rejected_naming_it(tmp_path):
     cyclic = OBO + "\n[Term]\nid: TO:0000006\nname: loop a\nis_a: TO:0000007\n\n" \
                    "[Term]\nid: TO:0000007\nname: loop b\nis_a: TO:0000006\n"
     path = _write(tmp_path, cyclic)
-    store = OntologyStore(tmp_path / "store.sqlite")
+    store = SqliteOntologyStore(tmp_path / "store.sqlite")
     with pytest.raises(InvalidInput, match=r"cycle in tiny: TO:000000[67] -> TO:000000[67] -> TO:000000[67]"):
         import_source(store, "tiny", lambda: read_ontology_file(path, "tiny"), force=False, strict=True)
     assert store.source_names() == []

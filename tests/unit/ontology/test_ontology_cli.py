@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from scicustom.adapters.ontology_store import OntologyStore
+from scicustom.adapters.ontology_store import SqliteOntologyStore
 from scicustom.cli import main
 from scicustom.core.units import UnitCatalog
 
@@ -29,7 +29,7 @@ def home(tmp_path, monkeypatch):
 
 
 def test_store_round_trip_keeps_stats_and_report(home):
-    store = OntologyStore(home / "ontology" / "ontology.sqlite")
+    store = SqliteOntologyStore(home / "ontology" / "ontology.sqlite")
     (row,) = store.report()
     assert (row.name, row.terms, row.edges, row.roots, row.max_depth, row.cycle_edges) == ("topics", 23, 22, 1, 2, [])
     dag = store.load_dag("topics")

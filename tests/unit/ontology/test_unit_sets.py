@@ -1,8 +1,8 @@
 from __future__ import annotations
 
+from scicustom.app.ontology.unit_sets import selection_to_unit_set, unit_name
 from scicustom.core.ontology.unit_selection import SelectedUnit, SelectionResult
 from scicustom.core.units import UnitCatalog
-from scicustom.ontology.unit_sets import selection_to_unit_set, unit_name
 from tests.unit.ontology.dag_builders import fan, make_dag
 
 

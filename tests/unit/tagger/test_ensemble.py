@@ -8,9 +8,10 @@ import pytest
 import torch
 from torch import nn
 
-from scicustom.tagger.network import ScoringGraph, StaticTokenTagger
-from scicustom.tagger.onnx_export import export_onnx
-from scicustom.tagger.training import TrainConfig, ensemble_scores, predict_scores
+from scicustom.adapters.torch_onnx_export import export_onnx
+from scicustom.adapters.torch_tagger_network import ScoringGraph, StaticTokenTagger
+from scicustom.adapters.torch_tagger_trainer import ensemble_scores, predict_scores
+from scicustom.core.tagger_training.train_config import TrainConfig
 
 
 def _member(bias: float, seed: int = 0) -> StaticTokenTagger:

@@ -9,10 +9,10 @@ import torch
 
 from scicustom.adapters.onnx_tagger import OnnxTagger
 from scicustom.adapters.packaged_models import minilm_path
+from scicustom.adapters.torch_onnx_export import export_onnx
+from scicustom.adapters.torch_tagger_network import StaticTokenTagger
 from scicustom.adapters.wordpiece_tokenizer import WordPieceTokenizer, pad_ids
 from scicustom.core.tagger_training.decoding import decode
-from scicustom.tagger.network import StaticTokenTagger
-from scicustom.tagger.onnx_export import export_onnx
 
 TEXTS = ["How does a catalyst lower the activation energy?", "capsid",
          "A 45-year-old man presents with chest pain radiating to the left arm. Which artery is occluded?",

@@ -6,11 +6,11 @@ from pathlib import Path
 import pytest
 
 from scicustom.adapters.onnx_tagger import OnnxTagger
+from scicustom.adapters.tagger_artifact_store import TaggerArtifactStore, current_artifact_dir, load_artifact
+from scicustom.app.tagging.tagger_training import evaluate_artifact, name_similarity, weak_labeller
 from scicustom.core.errors import InvalidInput
+from scicustom.core.tagger_training.data_plan import build_datasets
 from scicustom.core.tagger_training.dataset import real_split
-from scicustom.tagger.artifact import current_artifact_dir, load_artifact
-from scicustom.tagger.datasets import build_datasets
-from scicustom.tagger.pipeline import evaluate_artifact, name_similarity, weak_labeller
 from tests.unit.tagger.tiny_world import TINY_PLAN, tiny_inputs
 
 
@@ -47,14 +47,15 @@ def test_held_out_real_items_never_reach_training() -> None:
 
 def test_evaluate_artifact_reproduces_the_paper_test_and_rejects_other_units(tiny_trained) -> None:  # type: ignore[no-untyped-def]
     _, result = tiny_trained
-    again = evaluate_artifact(tiny_inputs(), result.artifact.directory)
+    store = TaggerArtifactStore(result.artifact.directory.parent)
+    again = evaluate_artifact(tiny_inputs(), store, load_artifact(result.artifact.directory))
     assert again["paper_protocol"] == result.evaluation["paper_protocol"]
     other = tiny_inputs()
     from scicustom.core.units import KnowledgeUnit, UnitCatalog
 
     other.catalog = UnitCatalog([*other.catalog.units, KnowledgeUnit("ku_7", "Lung", "anatomy")])
     with pytest.raises(ValueError):
-        evaluate_artifact(other, result.artifact.directory)
+        evaluate_artifact(other, store, load_artifact(result.artifact.directory))
 
 
 def test_embedded_tagger_rejects_empty_text(tiny_trained) -> None:  # type: ignore[no-untyped-def]

@@ -10,8 +10,9 @@ from scicustom.adapters.filesystem_store import FilesystemObjectStore
 from scicustom.adapters.onnx_tagger import OnnxTagger
 from scicustom.adapters.parquet_corpus import ParquetCorpusRepository
 from scicustom.adapters.sparse_unit_index import SparseUnitIndex
+from scicustom.adapters.sparse_unit_index_writer import SparseUnitIndexWriter
+from scicustom.app.tagging.trained_tagging import retag_corpus, text_digest
 from scicustom.cli import main
-from scicustom.ingest.trained_tagging import load_digests, retag_corpus, text_digest
 from tests.unit.tagger.tiny_world import corpus_items
 
 
@@ -21,19 +22,20 @@ def test_retag_is_incremental_and_becomes_the_current_index(tiny_trained, tmp_pa
     repo = ParquetCorpusRepository(FilesystemObjectStore(tmp_path / "store"))
     items = corpus_items(copies=2)
     repo.save_items(items)
-    first = retag_corpus(repo, tagger, tagger.artifact.unit_ids, "ku_6")
+    writer = SparseUnitIndexWriter(repo.store)
+    first = retag_corpus(repo, tagger, tagger.artifact.unit_ids, "ku_6", writer)
     assert first.tagged == len(items) and first.tagger_version == tagger.version
     current = json.loads(repo.store.get_bytes("index/current.json"))
     assert current == {"tagger_version": tagger.version, "index_key": f"index/{tagger.version}/unit_index.npz"}
     index = SparseUnitIndex.load(repo.store, current["index_key"])
     assert sorted(index.item_ids()) == sorted(it.id for it in items)
-    assert retag_corpus(repo, tagger, tagger.artifact.unit_ids, "ku_6").tagged == 0
+    assert retag_corpus(repo, tagger, tagger.artifact.unit_ids, "ku_6", writer).tagged == 0
     # Same id (ids normalise case), new text: only that item is tagged again.
     changed = dataclasses.replace(items[0], question=items[0].question.upper())
     repo.save_items([changed, *items[1:]])
-    third = retag_corpus(repo, tagger, tagger.artifact.unit_ids, "ku_6")
+    third = retag_corpus(repo, tagger, tagger.artifact.unit_ids, "ku_6", writer)
     assert third.tagged == 1
-    assert load_digests(repo.store, tagger.version)[changed.id] == text_digest(changed.text)
+    assert repo.load_text_digests(tagger.version)[changed.id] == text_digest(changed.text)
     tags = repo.load_tags(tagger.version)
     assert set(tags) == {it.id for it in items}
     assert third.non_scientific == sum(1 for v in tags.values() if v[0][0] == "ku_6")

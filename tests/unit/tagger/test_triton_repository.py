@@ -9,10 +9,10 @@ from google.protobuf import text_format
 from tritonclient.grpc import model_config_pb2 as mc
 
 from scicustom.adapters.onnx_tagger import OnnxTagger
+from scicustom.adapters.triton_model_repository import write_triton_repository
 from scicustom.adapters.wordpiece_tokenizer import WordPieceTokenizer
 from scicustom.core.tagger_training.decoding import selected_columns
 from scicustom.tagger.triton import postprocess_model, tokenizer_model
-from scicustom.tagger.triton_repository import write_triton_repository
 
 ONNX_TO_TRITON = {onnx.TensorProto.INT64: mc.TYPE_INT64, onnx.TensorProto.FLOAT: mc.TYPE_FP32}
 

@@ -8,11 +8,13 @@ from pathlib import Path
 import numpy as np
 
 from scicustom.adapters.packaged_models import minilm_path
+from scicustom.adapters.tagger_artifact_store import TaggerArtifactStore
+from scicustom.adapters.torch_tagger_trainer import TorchTaggerTrainer
+from scicustom.app.tagging.tagger_training import TrainingInputs, TrainingResult, train
 from scicustom.core.corpus_item import CorpusItem, make_item
+from scicustom.core.tagger_training.data_plan import DataPlan
+from scicustom.core.tagger_training.train_config import TrainConfig
 from scicustom.core.units import UnitCatalog
-from scicustom.tagger.datasets import DataPlan
-from scicustom.tagger.pipeline import TrainingInputs, TrainingResult, train
-from scicustom.tagger.training import TrainConfig
 from tests.support.hashing_embedder import HashingEmbedder
 
 UNITS = {
@@ -59,14 +61,18 @@ def corpus_items(copies: int = 6) -> list[CorpusItem]:
     return items
 
 
-def tiny_inputs(seed: int = 0) -> TrainingInputs:
+def tiny_inputs() -> TrainingInputs:
     embedder = HashingEmbedder(64)
     items = corpus_items()
     vectors = embedder.encode([it.text for it in items])
-    rng = np.random.default_rng(seed)
     return TrainingInputs(catalog=UnitCatalog.from_mapping(UNITS), items=items, item_vectors=vectors,
-                          embedder=embedder, token_vectors=rng.normal(size=(30522, 16)).astype(np.float32),
-                          tokenizer_json=minilm_path() / "tokenizer.json", units_source="tiny")
+                          embedder=embedder, units_source="tiny")
+
+
+def tiny_trainer(seed: int = 0) -> TorchTaggerTrainer:
+    """The real trainer on the packaged tokenizer, with random 16-d token vectors instead of MiniLM's."""
+    vectors = np.random.default_rng(seed).normal(size=(30522, 16)).astype(np.float32)
+    return TorchTaggerTrainer(lambda: minilm_path() / "tokenizer.json", lambda: vectors)
 
 
 TINY_PLAN = DataPlan(synthetic=600, synthetic_validation=150, paper_test=60, keyword_heldout=0.0, seed=0)
@@ -74,4 +80,5 @@ TINY_CONFIG = TrainConfig(epochs=4, batch_size=64, hidden=32, learning_rate=1e-2
 
 
 def train_tiny(root: Path) -> TrainingResult:
-    return train(tiny_inputs(), root, TINY_PLAN, TINY_CONFIG)
+    """Trains into `root` (a home's models/tagger folder) and makes the version current."""
+    return train(tiny_inputs(), tiny_trainer(), TaggerArtifactStore(root), TINY_PLAN, TINY_CONFIG)

@@ -11,12 +11,12 @@ import pytest
 
 from scicustom.adapters.filesystem_store import FilesystemObjectStore
 from scicustom.adapters.memory_bus import InMemoryEventBus
-from scicustom.builds.build_records import BuildRecords
+from scicustom.app.build.build_records import BUILD_STAGES, BuildRecords
 from scicustom.builds.servicer import BuildServicer
 from scicustom.builds.v1 import builds_pb2 as pb
 from scicustom.builds.worker import BuildStageHandler
 from scicustom.workers.stage_consumer import StageWorker, WorkerOptions
-from scicustom.workers.topics import BUILD_STAGES, Topics
+from scicustom.workers.topics import Topics
 from tests.support.synthetic_world import synthetic_world
 
 TEXT = "virology: virus capsid, viral genome and virus replication in the host cell"
@@ -41,7 +41,7 @@ class SyntheticWorlds:
     def __init__(self) -> None:
         self.assembled = 0
 
-    def get(self, requirement, spec):
+    def get(self, requirement, seed, jury):
         self.assembled += 1
         return synthetic_world(), VERSIONS
 

@@ -8,10 +8,10 @@ import threading
 import grpc
 import pytest
 
+from scicustom.app.build.build_records import BUILD_STAGES
 from scicustom.builds.servicer import SERVICE_NAME, binding
 from scicustom.builds.v1 import builds_pb2 as pb
 from scicustom.builds.v1 import builds_pb2_grpc as pb_grpc
-from scicustom.workers.topics import BUILD_STAGES
 from tests.support.grpc_loopback import health_status, loopback, rpc_error
 from tests.unit.workers.conftest import TEXT, StubContext, run_workers, terminal
 

@@ -7,9 +7,9 @@ import json
 
 import pytest
 
-from scicustom.builds.build_records import BuildRecords
-from scicustom.builds.build_world import JuryOptions
-from scicustom.builds.output_files import render_files
+from scicustom.app.build.build_records import BUILD_STAGES, BuildRecords
+from scicustom.app.build.output_files import render_files
+from scicustom.app.build.request import JuryOptions
 from scicustom.builds.servicer import BuildServicer
 from scicustom.builds.v1 import builds_pb2 as pb
 from scicustom.core.build.pipeline import METHODS, BuildParams, BuildPipeline
@@ -17,7 +17,7 @@ from scicustom.core.build.stage_records import CandidateList, CutoffStage, Gener
 from scicustom.core.errors import InvalidInput, NotFound, PreconditionFailed
 from scicustom.core.requirement import requirement_from_text
 from scicustom.events.v1 import events_pb2 as ev
-from scicustom.workers.topics import BUILD_STAGES, Topics
+from scicustom.workers.topics import Topics
 from tests.support.synthetic_world import synthetic_world
 from tests.unit.workers.conftest import (
     TEXT,
@@ -90,7 +90,7 @@ def test_cancelled_build_stops_at_the_next_stage(ctx):
 
 
 class _BrokenWorlds(SyntheticWorlds):
-    def get(self, requirement, spec):
+    def get(self, requirement, seed, jury):
         raise PreconditionFailed("the corpus is empty; run `make setup`")
 
 

@@ -17,7 +17,7 @@ import numpy as np
 from scicustom.core.alchemy.agreement import icc3k, pearson, spearman
 from scicustom.core.alchemy.judge import CRITERIA, Judgement
 from scicustom.core.errors import InvalidInput
-from scicustom.core.text_overlap import rouge_l, sentence_bleu
+from scicustom.core.text_overlap import bleu, rouge_l
 
 OVERALL = "overall"
 
@@ -59,7 +59,7 @@ def describe(values: Sequence[float]) -> dict[str, float | int | None]:
 
 def overlap_baselines(pairs: Mapping[str, tuple[str, str]]) -> dict[str, dict[str, float]]:
     """BLEU and ROUGE-L F1 of each prediction against its ground truth: id -> metric -> score."""
-    return {tid: {"bleu": sentence_bleu(pred, ref), "rouge_l": rouge_l(pred, ref).fmeasure}
+    return {tid: {"bleu": bleu(pred, ref, variant="sacrebleu"), "rouge_l": rouge_l(pred, ref).fmeasure}
             for tid, (pred, ref) in pairs.items() if ref}
 
 

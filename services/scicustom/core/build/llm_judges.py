@@ -7,7 +7,6 @@ from collections.abc import Mapping, Sequence
 
 from rapidfuzz import fuzz, process
 
-from scicustom.core.corpus_item import CorpusItem
 from scicustom.core.build.prompts import (
     MCQ_SYSTEM,
     MCQ_USER,
@@ -16,6 +15,7 @@ from scicustom.core.build.prompts import (
     VOTING_SYSTEM,
     VOTING_USER,
 )
+from scicustom.core.corpus_item import CorpusItem
 from scicustom.core.requirement import Requirement
 from scicustom.core.units import KnowledgeUnit
 from scicustom.ports import LLM

@@ -14,17 +14,16 @@ from typing import Any
 
 import numpy as np
 
-from scicustom.core.build.stage_records import CandidateList, CutoffStage, Generated, Selection, VotedUnits
 from scicustom.core.build.candidates import Candidate, order_candidates
-from scicustom.core.corpus_item import CorpusItem
 from scicustom.core.build.cutoff import CutoffResult, Probe, binary_search_cutoff, greedy_scan
-from scicustom.core.errors import InvalidInput
-from scicustom.core.build.mcq import MCQ
-from scicustom.core.build.mcq import to_mcq
+from scicustom.core.build.mcq import MCQ, to_mcq
 from scicustom.core.build.proxy_subset import ProxyResult, select_proxy_subset
+from scicustom.core.build.stage_records import CandidateList, CutoffStage, Generated, Selection, VotedUnits
+from scicustom.core.build.vote import VoteResult, aggregate_votes
+from scicustom.core.corpus_item import CorpusItem
+from scicustom.core.errors import InvalidInput
 from scicustom.core.requirement import Requirement
 from scicustom.core.units import UnitCatalog
-from scicustom.core.build.vote import VoteResult, aggregate_votes
 from scicustom.ports import MCQWriter, RelevanceJudge, UnitIndex, UnitRanker
 
 METHODS = ("scicustom", "embedding-knn", "embedding-filtering", "greedy-topk", "no-cutoff", "no-selection")

@@ -1,9 +1,10 @@
-"""What a model answered, and the two seams evaluation runs through: answerers and progress."""
+"""What a model answered, and the seams evaluation runs through: answerers, progress and outputs."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Any, Protocol
 
 from scicustom.core.evaluation.benchmark_lines import MCQItem
@@ -77,3 +78,17 @@ class ProgressStore(Protocol):
     def load(self, model: str, fingerprint: str) -> list[ItemResponse]: ...
 
     def save(self, model: str, fingerprint: str, responses: Sequence[ItemResponse]) -> None: ...
+
+
+class EvaluationOutputs(Protocol):
+    """Where an evaluation goes: each model's responses, the results, the ranking, and the progress
+    a rerun resumes from. Every write replaces the whole file atomically."""
+
+    @property
+    def progress(self) -> ProgressStore: ...
+
+    def write_responses(self, model: str, responses: Iterable[ItemResponse]) -> Path: ...
+
+    def write_results(self, document: Mapping[str, Any]) -> Path: ...
+
+    def write_ranking(self, document: Mapping[str, Any]) -> Path: ...

@@ -1,12 +1,9 @@
 """Reference-based metrics against the literature hypothesis (the paper's section 4.3): BLEU, ROUGE-L and
 embedding cosine, per row, per system, and the Kendall tau of each metric's system ranking against cbs.
 
-- BLEU: sentence BLEU-4 with uniform weights and Chen & Cherry smoothing method 1 (epsilon 0.1), as
-  nltk's `sentence_bleu(..., smoothing_function=method1)` that the reference calls. The reference
-  tokenises with nltk's `word_tokenize`, which needs the punkt model (not available offline); tokens here
-  are word runs and single punctuation marks of the lower-cased text.
-- ROUGE-L: the F-measure of the longest common subsequence, tokenised as `rouge_score` does with
-  `use_stemmer=True` (lower-case, non-alphanumerics as spaces, Porter stem of tokens longer than 3).
+- BLEU: `text_overlap.bleu(..., variant="nltk-m2m")`, nltk's method-1 smoothed sentence BLEU that the
+  reference calls.
+- ROUGE-L: `text_overlap.rouge_l(..., stemmed=True)`, as `rouge_score` with `use_stemmer=True`.
 - Cosine: dot product of the L2-normalised sentence embeddings from the Embedder port (packaged MiniLM).
 Rankings order systems by mean, ties by name; tau compares rank positions, as the reference does.
 """
@@ -14,68 +11,14 @@ Rankings order systems by mean, ties by name; tau compares rank positions, as th
 from __future__ import annotations
 
 import math
-import re
-from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from scicustom.core.m2m.sensitivity import rank_by
-from scicustom.core.text_overlap import lcs_length
+from scicustom.core.text_overlap import bleu, rouge_l
 from scicustom.ports import Embedder
-
-_BLEU_TOKEN = re.compile(r"\w+|[^\w\s]")
-_NON_ALPHANUMERIC = re.compile(r"[^a-z0-9]+")
-_BLEU_ORDER = 4
-_BLEU_EPSILON = 0.1
-
-
-def bleu_tokens(text: str) -> list[str]:
-    return _BLEU_TOKEN.findall(text.lower())
-
-
-def sentence_bleu(reference: Sequence[str], hypothesis: Sequence[str]) -> float:
-    numerators: list[int] = []
-    denominators: list[int] = []
-    for n in range(1, _BLEU_ORDER + 1):
-        counts = Counter(tuple(hypothesis[i:i + n]) for i in range(len(hypothesis) - n + 1))
-        reference_counts = Counter(tuple(reference[i:i + n]) for i in range(len(reference) - n + 1))
-        numerators.append(sum(min(c, reference_counts[g]) for g, c in counts.items()))
-        denominators.append(max(1, sum(counts.values())))
-    if numerators[0] == 0:
-        return 0.0
-    c, r = len(hypothesis), len(reference)
-    penalty = 1.0 if c > r else math.exp(1 - r / c)
-    precisions = [(num + _BLEU_EPSILON) / den if num == 0 else num / den
-                  for num, den in zip(numerators, denominators, strict=True)]
-    return penalty * math.exp(math.fsum(0.25 * math.log(p) for p in precisions if p > 0))
-
-
-def bleu_score(reference: str, hypothesis: str) -> float:
-    reference_tokens, hypothesis_tokens = bleu_tokens(reference), bleu_tokens(hypothesis)
-    if not reference_tokens or not hypothesis_tokens:
-        return 0.0
-    return sentence_bleu(reference_tokens, hypothesis_tokens)
-
-
-def rouge_tokens(text: str) -> list[str]:
-    from nltk.stem.porter import PorterStemmer  # imported here: only ROUGE-L needs it
-
-    stemmer = PorterStemmer()
-    tokens = _NON_ALPHANUMERIC.sub(" ", text.lower()).split()
-    return [stemmer.stem(t) if len(t) > 3 else t for t in tokens]
-
-
-def rouge_l(reference: str, hypothesis: str) -> float:
-    target, prediction = rouge_tokens(reference), rouge_tokens(hypothesis)
-    if not target or not prediction:
-        return 0.0
-    lcs = lcs_length(target, prediction)
-    if lcs == 0:
-        return 0.0
-    precision, recall = lcs / len(prediction), lcs / len(target)
-    return 2 * precision * recall / (precision + recall)
 
 
 def cosine_similarities(embedder: Embedder, hypotheses: Sequence[str], references: Sequence[str]) -> np.ndarray:
@@ -90,9 +33,12 @@ def reference_metrics_report(ids: Sequence[str], hypotheses: Sequence[str], refe
                              cbs: Sequence[float], embedder: Embedder | None,
                              systems: Sequence[str] | None = None) -> dict[str, Any]:
     """Per-row BLEU / ROUGE-L / cosine; with systems, their means, rankings and tau against cbs."""
-    bleu = [bleu_score(r, h) for h, r in zip(hypotheses, references, strict=True)]
-    rouge = [rouge_l(r, h) for h, r in zip(hypotheses, references, strict=True)]
-    metrics: dict[str, list[float]] = {"cbs": list(cbs), "bleu": bleu, "rouge_l": rouge}
+    pairs = list(zip(hypotheses, references, strict=True))
+    metrics: dict[str, list[float]] = {
+        "cbs": list(cbs),
+        "bleu": [bleu(h, r, variant="nltk-m2m") for h, r in pairs],
+        "rouge_l": [rouge_l(h, r, stemmed=True).fmeasure for h, r in pairs],
+    }
     if embedder is not None:
         metrics["cosine"] = cosine_similarities(embedder, hypotheses, references).tolist()
     rows = {pid: {name: round(values[i], 4) for name, values in metrics.items() if name != "cbs"}

@@ -109,14 +109,3 @@ def _sns_columns(records: M2MRecords, vocabulary: M2MVocabulary, options: Scorin
                 columns[name][row] = as_floats[position]
     return columns
 
-
-def ids_must_be_unique(rows: list[ScoredRow], hint: str) -> None:
-    seen: set[str] = set()
-    duplicates: list[str] = []
-    for row in rows:
-        if row.paper_id in seen:
-            duplicates.append(row.paper_id)
-        seen.add(row.paper_id)
-    if duplicates:
-        shown = ", ".join(sorted(set(duplicates))[:5])
-        raise InvalidInput("paper_id", f"{len(duplicates)} duplicate ids ({shown}); {hint}")

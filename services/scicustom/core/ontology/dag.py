@@ -193,3 +193,25 @@ class SourceInfo:
     name: str
     version: str
     origin: str
+
+
+@dataclass(frozen=True)
+class SourceReport:
+    """One imported source as the store records it: counts, depth and the is-a edges removed to
+    break cycles (packaged sources only)."""
+
+    name: str
+    version: str
+    origin: str
+    terms: int
+    edges: int
+    roots: int
+    max_depth: int
+    dropped_edges: int
+    cycle_edges: list[tuple[str, str]]
+
+    def as_dict(self) -> dict[str, object]:
+        return {"source": self.name, "version": self.version, "origin": self.origin, "terms": self.terms,
+                "edges": self.edges, "roots": self.roots, "max_depth": self.max_depth,
+                "dropped_edges": self.dropped_edges,
+                "cycle_edges_removed": [list(e) for e in self.cycle_edges]}

@@ -1,0 +1,130 @@
+"""The TaggerTrainer port on PyTorch: multi-label BCE over all units, length-bucketed batches, token
+dropout; the ensemble exported as one ONNX graph. Texts are tokenised with the packaged WordPiece
+tokenizer and the networks start from the given static token vectors."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch import nn
+
+from scicustom.adapters.torch_onnx_export import export_onnx
+from scicustom.adapters.torch_tagger_network import StaticTokenTagger, idf_log_weights
+from scicustom.adapters.wordpiece_tokenizer import MAX_TOKENS, WordPieceTokenizer, pad_ids
+from scicustom.core.tagger_training.train_config import TrainConfig
+from scicustom.ports import TrainedNetworks
+
+log = logging.getLogger(__name__)
+
+
+def _batches(lengths: np.ndarray, batch_size: int, rng: np.random.Generator) -> list[np.ndarray]:
+    """Shuffled batches of similar length (less padding), in shuffled order."""
+    order = rng.permutation(len(lengths))
+    chunk = batch_size * 32
+    batches = []
+    for start in range(0, len(order), chunk):
+        block = order[start : start + chunk]
+        block = block[np.argsort(lengths[block], kind="stable")]
+        batches.extend(block[i : i + batch_size] for i in range(0, len(block), batch_size))
+    return [batches[i] for i in rng.permutation(len(batches))]
+
+
+def train_tagger(model: StaticTokenTagger, token_rows: Sequence[Sequence[int]], label_columns: Sequence[Sequence[int]],
+                 sample_weights: np.ndarray, n_units: int, config: TrainConfig) -> list[float]:
+    """Trains in place; returns the mean loss per epoch."""
+    torch.manual_seed(config.seed)
+    rng = np.random.default_rng(config.seed)
+    # Start the output biases at the label log-odds: the first epoch then learns texts, not priors.
+    counts = np.bincount([c for cols in label_columns for c in cols], minlength=n_units).astype(np.float64)
+    prior = np.clip((counts + 0.5) / (len(label_columns) + 1.0), 1e-6, 0.5)
+    with torch.no_grad():
+        model.head[-1].bias.copy_(torch.from_numpy(np.log(prior / (1 - prior)).astype(np.float32)))
+    lengths = np.array([len(r) for r in token_rows])
+    dense = torch.optim.Adam([*model.head.parameters(), *model.norm.parameters()], lr=config.learning_rate)
+    sparse = torch.optim.SparseAdam([model.embedding.weight, model.log_weight.weight],
+                                    lr=config.embedding_learning_rate)
+    loss_fn = nn.BCEWithLogitsLoss(reduction="none")
+    history = []
+    model.train()
+    for epoch in range(config.epochs):
+        started, total, seen = time.perf_counter(), 0.0, 0
+        for batch in _batches(lengths, config.batch_size, rng):
+            ids, mask = pad_ids([token_rows[i] for i in batch])
+            ids_t, mask_t = torch.from_numpy(ids), torch.from_numpy(mask)
+            if config.token_dropout > 0:
+                keep = torch.rand(mask_t.shape) >= config.token_dropout
+                dropped = mask_t * keep
+                # Never drop every token of a text.
+                mask_t = torch.where(dropped.sum(dim=1, keepdim=True) > 0, dropped, mask_t)
+            target = torch.zeros((len(batch), n_units))
+            for row, i in enumerate(batch):
+                target[row, list(label_columns[i])] = 1.0
+            weight = torch.from_numpy(sample_weights[batch].astype(np.float32))
+            loss = (loss_fn(model(ids_t, mask_t), target).sum(dim=1) * weight).mean()
+            dense.zero_grad()
+            sparse.zero_grad()
+            loss.backward()
+            dense.step()
+            sparse.step()
+            total += float(loss.detach()) * len(batch)
+            seen += len(batch)
+        history.append(total / max(seen, 1))
+        log.info("epoch %d: loss %.4f (%.0f s)", epoch + 1, history[-1], time.perf_counter() - started)
+    model.eval()
+    return history
+
+
+def ensemble_scores(members: Sequence[StaticTokenTagger], token_rows: Sequence[Sequence[int]]) -> np.ndarray:
+    """The members' mean probabilities, as the exported graph computes them."""
+    return np.asarray(np.mean([predict_scores(m, token_rows) for m in members], axis=0), dtype=np.float32)
+
+
+def predict_scores(model: StaticTokenTagger, token_rows: Sequence[Sequence[int]], batch_size: int = 1024) -> np.ndarray:
+    model.eval()
+    lengths = np.array([len(r) for r in token_rows])
+    order = np.argsort(lengths, kind="stable")
+    out = np.zeros((len(token_rows), model.head[-1].out_features), dtype=np.float32)
+    with torch.inference_mode():
+        for start in range(0, len(order), batch_size):
+            rows = order[start : start + batch_size]
+            ids, mask = pad_ids([token_rows[i] for i in rows])
+            out[rows] = torch.sigmoid(model(torch.from_numpy(ids), torch.from_numpy(mask))).numpy()
+    return out
+
+
+class TorchTaggerTrainer:
+    """The tokenizer file and the token vectors are looked up when training starts, not before:
+    the model package may be missing and distilling the vectors takes minutes."""
+
+    max_tokens = MAX_TOKENS
+
+    def __init__(self, tokenizer_json: Callable[[], Path], token_vectors: Callable[[], np.ndarray]) -> None:
+        self._tokenizer_json = tokenizer_json
+        self._token_vectors = token_vectors
+
+    def tokenizer_json(self) -> bytes:
+        return self._tokenizer_json().read_bytes()
+
+    def train(self, texts: Sequence[str], label_columns: Sequence[Sequence[int]], validation_texts: Sequence[str],
+              n_units: int, config: TrainConfig) -> TrainedNetworks:
+        tokenizer = WordPieceTokenizer(self._tokenizer_json(), MAX_TOKENS)
+        train_rows = tokenizer.ids(list(texts))
+        val_rows = tokenizer.ids(list(validation_texts))
+        log_weights = idf_log_weights(train_rows, tokenizer.vocab_size)
+        weights = np.ones(len(texts), dtype=np.float32)
+        token_vectors = self._token_vectors()
+        members, histories = [], []
+        for member_config in config.members():
+            model = StaticTokenTagger(token_vectors, log_weights, n_units, hidden=member_config.hidden,
+                                      dropout=member_config.dropout, max_pool=member_config.max_pool)
+            histories.append(train_tagger(model, train_rows, label_columns, weights, n_units, member_config))
+            members.append(model)
+        return TrainedNetworks(members, histories, ensemble_scores(members, val_rows))
+
+    def export_onnx(self, trained: TrainedNetworks) -> bytes:
+        return export_onnx(list(trained.members))

@@ -1,0 +1,56 @@
+"""Write a build's files all at once: into a hidden sibling directory, then one rename.
+
+A failed build leaves no half-written output directory; files are serialised canonically (sorted
+keys, fixed float rounding upstream) so equal inputs and seed give byte-identical files.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from scicustom.core.errors import InvalidInput
+
+
+def canonical_json(obj: Any) -> str:
+    return json.dumps(obj, sort_keys=True, ensure_ascii=False, indent=1) + "\n"
+
+
+def canonical_json_line(row: Mapping[str, Any]) -> str:
+    """One line of a JSONL file (e.g. benchmark.jsonl), without its newline."""
+    return json.dumps(row, sort_keys=True, ensure_ascii=False)
+
+
+def canonical_jsonl(rows: Iterable[Mapping[str, Any]]) -> str:
+    return "".join(canonical_json_line(r) + "\n" for r in rows)
+
+
+def check_output_dir(out: Path, force: bool) -> None:
+    if out.exists() and not force:
+        raise InvalidInput("--out", f"{out} already exists; pass --force to replace it")
+    if out.exists() and not out.is_dir():
+        raise InvalidInput("--out", f"{out} exists and is not a directory")
+
+
+def write_atomically(out: Path, files: Mapping[str, str]) -> None:
+    """Replaces `out` if it exists: the caller ran check_output_dir before the build."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    try:
+        for name, text in files.items():
+            (staging / name).write_text(text, encoding="utf-8")
+        if out.exists():
+            retired = out.with_name(f".{out.name}.old")
+            shutil.rmtree(retired, ignore_errors=True)
+            out.rename(retired)
+            staging.rename(out)
+            shutil.rmtree(retired, ignore_errors=True)
+        else:
+            staging.rename(out)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise

@@ -1,0 +1,156 @@
+"""One stage of a distributed build: read the earlier stages' records from the object store, run
+this stage's step of the core pipeline, store its record (the Kafka stage workers' use case).
+
+Idempotent on (build id, stage): a stage whose record exists is not computed again, so a worker
+killed between writing and committing costs a redelivery, never a second, different result.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from scicustom.app.build.build_records import (
+    BUILD_STAGES,
+    BuildRecords,
+    StoredObject,
+    StoreHolder,
+    put_object,
+    stored_object,
+)
+from scicustom.app.build.build_spec import BuildSpec
+from scicustom.app.build.output_files import render_files
+from scicustom.app.build.request import JuryOptions
+from scicustom.core.build.pipeline import BuildPipeline, BuildWorld
+from scicustom.core.build.stage_records import CandidateList, CutoffStage, Generated, Selection, VotedUnits
+from scicustom.core.canonical_json import canonical_bytes
+from scicustom.core.errors import InvalidInput, PreconditionFailed
+from scicustom.core.requirement import Requirement
+from scicustom.ports import ObjectStore
+
+
+class Worlds(Protocol):
+    """Where a stage gets its world (world_cache.WorldCache; tests give a synthetic one)."""
+
+    def get(self, requirement: Requirement, seed: int, jury: JuryOptions) -> tuple[BuildWorld, dict[str, Any]]: ...
+
+
+@dataclass(frozen=True)
+class StageCompleted:
+    stage: str
+    record: StoredObject
+    seconds: float
+
+
+@dataclass(frozen=True)
+class BuildCompleted:
+    manifest: StoredObject
+    n_mcq: int
+
+
+@dataclass(frozen=True)
+class BuildFailed:
+    """The build's first failure (a later one is not reported again)."""
+
+    stage: str
+    code: str      # INVALID_ARGUMENT, FAILED_PRECONDITION, CANCELLED, INTERNAL
+    field: str
+    reason: str
+
+
+# What a stage announces; None: the build had already failed or was cancelled, and said so.
+StageOutcome = StageCompleted | BuildCompleted | BuildFailed | None
+
+
+class BuildStage:
+    def __init__(self, stage: str, holder: StoreHolder, worlds: Worlds) -> None:
+        if stage not in BUILD_STAGES:
+            raise ValueError(f"{stage!r} is not a build stage")
+        self.stage = stage
+        self._holder = holder
+        self.worlds = worlds
+
+    @property
+    def store(self) -> ObjectStore:
+        return self._holder.store
+
+    def knows(self, build_id: str) -> bool:
+        return BuildRecords(self.store, build_id).exists()
+
+    def run(self, build_id: str) -> StageOutcome:
+        records = BuildRecords(self.store, build_id)
+        if self.store.exists(records.failed_key):
+            return None  # failed or cancelled earlier; its failure is already announced
+        if self.store.exists(records.cancel_key):
+            return self._failed(records, "CANCELLED", "cancelled by CancelBuild")
+        spec = BuildSpec.from_record(records.read_json(records.spec_key)["spec"])
+        try:
+            if self.stage == "complete":
+                return self._complete(records, spec)
+            if not self.store.exists(records.stage_key(self.stage)):
+                started = time.perf_counter()
+                record = self._compute(records, spec)
+                records.write_json(records.timing_key(self.stage),
+                                   {"seconds": round(time.perf_counter() - started, 3)})
+                put_object(self.store, records.stage_key(self.stage), canonical_bytes(record))
+        except InvalidInput as exc:
+            return self._failed(records, "INVALID_ARGUMENT", exc.problem, exc.field)
+        except PreconditionFailed as exc:
+            return self._failed(records, "FAILED_PRECONDITION", str(exc))
+        seconds = float(records.read_json(records.timing_key(self.stage))["seconds"])
+        return StageCompleted(self.stage, stored_object(self.store, records.stage_key(self.stage)), seconds)
+
+    def fail(self, build_id: str, code: str, reason: str) -> BuildFailed | None:
+        """Fail the build (a dead-lettered event); None for a build that does not exist."""
+        records = BuildRecords(self.store, build_id)
+        return self._failed(records, code, reason) if build_id and records.exists() else None
+
+    # -- the stages --------------------------------------------------------------------------------
+    def _pipeline(self, spec: BuildSpec) -> tuple[BuildPipeline, Requirement]:
+        requirement = spec.validate()
+        world, _ = self.worlds.get(requirement, spec.params.seed, spec.jury)
+        return BuildPipeline(world), requirement
+
+    def _compute(self, records: BuildRecords, spec: BuildSpec) -> dict[str, Any]:
+        pipeline, requirement = self._pipeline(spec)
+        params = spec.params
+        if self.stage == "vote":
+            return pipeline.stage_vote(requirement, params).to_record()
+        voted = VotedUnits.from_record(records.stage_record("vote"))
+        if self.stage == "candidates":
+            return pipeline.stage_candidates(requirement, params, voted).to_record()
+        listed = CandidateList.from_record(records.stage_record("candidates"))
+        if self.stage == "cutoff":
+            return pipeline.stage_cutoff(requirement, params, voted, listed).to_record()
+        if self.stage == "select":
+            cut = CutoffStage.from_record(records.stage_record("cutoff"))
+            return pipeline.stage_select(params, listed, cut).to_record()
+        selection = Selection.from_record(records.stage_record("select"))
+        return pipeline.stage_generate(requirement, params, listed, selection).to_record()
+
+    def _complete(self, records: BuildRecords, spec: BuildSpec) -> BuildCompleted:
+        if not self.store.exists(records.manifest_key):
+            started = time.perf_counter()
+            requirement = spec.validate()
+            world, versions = self.worlds.get(requirement, spec.params.seed, spec.jury)
+            result = BuildPipeline(world).assemble(
+                VotedUnits.from_record(records.stage_record("vote")),
+                CandidateList.from_record(records.stage_record("candidates")),
+                CutoffStage.from_record(records.stage_record("cutoff")),
+                Selection.from_record(records.stage_record("select")),
+                Generated.from_record(records.stage_record("generate")))
+            files = render_files(requirement, spec.params, spec.jury, versions, result,
+                                 world.mcq_writer.name if world.mcq_writer else None)
+            listed = []
+            for name, text in files.items():
+                ref = put_object(self.store, records.output_key(name), text.encode())
+                listed.append({"name": name, "key": ref.key, "sha256": ref.sha256, "size_bytes": ref.size_bytes})
+            records.write_json(records.timing_key("complete"), {"seconds": round(time.perf_counter() - started, 3)})
+            records.write_json(records.manifest_key, {"files": listed, "n_mcq": len(result.benchmark)})
+        manifest = records.read_json(records.manifest_key)
+        return BuildCompleted(stored_object(self.store, records.manifest_key), int(manifest["n_mcq"]))
+
+    def _failed(self, records: BuildRecords, code: str, reason: str, field: str = "") -> BuildFailed:
+        failure = records.record_failure(self.stage, code, reason, field)
+        return BuildFailed(failure["stage"], failure["code"], failure["field"], failure["reason"])

@@ -1,0 +1,158 @@
+"""Assemble a `BuildWorld` from the stored corpus, the unit index and the judges (local models or
+the requirement's LLM judges)."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from scicustom.app.build.neighbour_answers import NeighbourAnswers
+from scicustom.app.build.request import JuryOptions
+from scicustom.app.components import Components
+from scicustom.app.ingest.intrinsic_scoring import ensure_intrinsic_scores
+from scicustom.core.build.llm_judges import LLMMCQWriter, LLMRelevanceJudge, LLMUnitRanker
+from scicustom.core.build.local_judges import (
+    EmbeddingUnitRanker,
+    ProfileBM25UnitRanker,
+    PrototypeUnitRanker,
+    local_relevance_jury,
+    unit_prototypes,
+)
+from scicustom.core.build.pipeline import BuildWorld
+from scicustom.core.build.vote import VoteResult
+from scicustom.core.corpus_item import CorpusItem
+from scicustom.core.errors import PreconditionFailed
+from scicustom.core.requirement import Requirement
+from scicustom.core.units import UnitCatalog
+from scicustom.ports import MCQWriter, RelevanceJudge, UnitRanker
+
+BACKGROUND_SAMPLE = 2000    # corpus items the local relevance judges are calibrated on
+PROFILE_ITEMS = 200         # item questions per unit profile for the BM25 ranker
+
+Progress = Callable[[str, int, int], None]  # stage, steps done, steps in all
+# (requirement, seed, jury, progress) -> the world and the versions of what it used (for config.json)
+AssembleWorld = Callable[[Requirement, int, JuryOptions, Progress], tuple[BuildWorld, dict[str, Any]]]
+
+
+def no_progress(stage: str, done: int, total: int) -> None:
+    """A `Progress` for callers that show none (services, workers)."""
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def assemble_world(components: Components, requirement: Requirement, seed: int, jury: JuryOptions,
+                   progress: Progress) -> tuple[BuildWorld, dict[str, Any]]:
+    """The world a build runs in, and the versions of everything it used (for config.json)."""
+    items_list = components.corpus.load_items()
+    if not items_list:
+        raise PreconditionFailed("the corpus is empty; run `make setup` or `scicustom corpus import`")
+    store = components.store
+    current = components.current_index()
+    index = components.unit_index  # scipy-sparse embedded; Elasticsearch in the cluster
+    tags = components.corpus.load_tags(current["tagger_version"])
+    embedder = components.embedder
+    ids, matrix = components.corpus.load_embeddings(embedder.name)
+    row_of = {item_id: row for row, item_id in enumerate(ids)}
+    items = {it.id: it for it in items_list if it.id in row_of and it.id in tags}
+    catalog = components.catalog
+
+    def vector(item_id: str) -> np.ndarray:
+        return np.asarray(matrix[row_of[item_id]])
+
+    scientific = {u.id for u in catalog.scientific()}
+    item_units = {i: [u for u, _ in units if u in scientific] for i, units in tags.items() if i in items}
+    rankers: list[UnitRanker]
+    relevance: Callable[[Requirement, VoteResult | None], Sequence[RelevanceJudge]]
+    writer: MCQWriter | None = None
+    if jury.llm_judges:  # request.jury_options checked that the requirement lists them
+        frequency = index.unit_counts()
+        rankers = [LLMUnitRanker(components.llm, j.litellm_model, frequency) for j in requirement.voting_judges]
+        llm_jury = [LLMRelevanceJudge(components.llm, j.litellm_model) for j in requirement.relevance_judges]
+        relevance = lambda req, votes: llm_jury  # noqa: E731
+        if requirement.mcq_writer:
+            writer = LLMMCQWriter(components.llm, requirement.mcq_writer.litellm_model)
+    else:
+        progress("jury", 0, 1)
+        order = sorted(items)
+        row_ids = [i for i in order if item_units.get(i)]
+        prototypes = unit_prototypes(matrix[[row_of[i] for i in row_ids]], [item_units[i] for i in row_ids])
+        rankers = [EmbeddingUnitRanker(embedder), ProfileBM25UnitRanker(_unit_profiles(catalog, items, tags)),
+                   PrototypeUnitRanker(embedder, prototypes)]
+        rng = np.random.default_rng(seed)
+        background = [items[order[i]] for i in sorted(rng.choice(len(order), min(BACKGROUND_SAMPLE, len(order)),
+                                                                  replace=False))]
+        vectors = _VectorView(row_of, matrix)
+
+        def relevance(req: Requirement, votes: VoteResult | None) -> Sequence[RelevanceJudge]:
+            voted = list(votes.units) if votes else []
+            return local_relevance_jury(req, embedder, vectors, background, voted, item_units,
+                                        jury.relevance_quantile)
+        progress("jury", 1, 1)
+
+    def intrinsic(needed: Sequence[CorpusItem]) -> Mapping[str, tuple[float, float]]:
+        ensure_intrinsic_scores(components.corpus, components.perplexity, needed, show_progress=False)
+        known = components.corpus.load_intrinsic()
+        return {it.id: known[it.id] for it in needed}
+
+    neighbours = NeighbourAnswers(index, items, row_of, matrix)
+
+    def neighbour_answers(item: CorpusItem) -> list[str]:
+        return neighbours(item.id, item_units.get(item.id, []), vector(item.id))
+
+    all_ids = sorted(items)
+    all_rows = matrix[[row_of[i] for i in all_ids]]
+
+    world = BuildWorld(
+        catalog=catalog, items=items, index=index, vector=vector,
+        requirement_vector=lambda req: embedder.encode([req.text])[0],
+        all_item_similarity=lambda v: (all_ids, all_rows @ v),
+        unit_rankers=rankers, relevance_jury=relevance, intrinsic=intrinsic,
+        neighbour_answers=neighbour_answers, mcq_writer=writer, progress=progress,
+    )
+    versions = {
+        "n_items": len(items),
+        "items_sha256": _sha256(store.get_bytes("corpus/items.parquet")),
+        "tagger_version": current["tagger_version"],
+        "embedder": embedder.name,
+        "hardness_model": components.perplexity.name,
+        "units_version": catalog.version,
+        "n_units": len(catalog),
+    }
+    return world, versions
+
+
+class _VectorView(Mapping[str, np.ndarray]):
+    """Read-only id -> embedding view over the stored matrix, without copying it."""
+
+    def __init__(self, row_of: dict[str, int], matrix: np.ndarray) -> None:
+        self._row_of, self._matrix = row_of, matrix
+
+    def __getitem__(self, key: str) -> np.ndarray:
+        return np.asarray(self._matrix[self._row_of[key]])
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._row_of)
+
+    def __len__(self) -> int:
+        return len(self._row_of)
+
+
+def _unit_profiles(catalog: UnitCatalog, items: Mapping[str, CorpusItem],
+                   tags: Mapping[str, list[tuple[str, float]]]) -> dict[str, str]:
+    """Unit id -> its name and keywords followed by the questions of its highest-scoring items."""
+    by_unit: dict[str, list[tuple[float, str]]] = {}
+    for item_id, units in tags.items():
+        if item_id not in items:
+            continue
+        for unit_id, score in units:
+            by_unit.setdefault(unit_id, []).append((-score, item_id))
+    profiles = {}
+    for unit in catalog.scientific():
+        best = sorted(by_unit.get(unit.id, []))[:PROFILE_ITEMS]
+        profiles[unit.id] = "\n".join([unit.describe(), *(items[i].question for _, i in best)])
+    return profiles

@@ -1,0 +1,192 @@
+"""`scicustom tagger train` and `tagger eval`: data -> networks -> thresholds -> ONNX artifact -> evaluation.
+
+Dependencies come in explicitly (catalog, corpus items and their embeddings, an Embedder for the
+weak labels and the zero-shot baseline, the TaggerTrainer that owns the networks, the
+TaggerArtifacts store), so tests run the whole pipeline on a handful of units with a hashing
+embedder in seconds.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+
+from scicustom.core.corpus_item import CorpusItem
+from scicustom.core.tagger_training.artifact import TaggerArtifact
+from scicustom.core.tagger_training.data_plan import DataPlan, DataSets, build_datasets, paper_test_set
+from scicustom.core.tagger_training.dataset import LabelledText, QueryWriter, real_split, weakly_labelled
+from scicustom.core.tagger_training.decoding import MAX_UNITS
+from scicustom.core.tagger_training.evaluation import paper_protocol, real_agreement, weak_label_f1
+from scicustom.core.tagger_training.thresholds import calibrate_global, calibrate_per_unit
+from scicustom.core.tagger_training.train_config import TrainConfig
+from scicustom.core.tagger_training.weak_labels import WeakLabeller
+from scicustom.core.units import KnowledgeUnit, UnitCatalog
+from scicustom.core.zero_shot_tagger import (
+    NON_SCIENCE_SUBJECTS,
+    SCIENCE_SUBJECTS,
+    ZeroShotParams,
+    ZeroShotTagger,
+    calibrate_threshold,
+)
+from scicustom.ports import Embedder, Tagger, TaggerArtifacts, TaggerTrainer
+
+
+@dataclass
+class TrainingInputs:
+    catalog: UnitCatalog
+    items: list[CorpusItem]
+    item_vectors: np.ndarray  # rows aligned with items, from `embedder`
+    embedder: Embedder
+    units_source: str = ""
+    writer: QueryWriter | None = None  # None: the offline composer
+    extra_records: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class TrainingResult:
+    artifact: TaggerArtifact
+    train_seconds: float
+    examples: dict[str, int]
+    evaluation: dict[str, Any]
+
+
+def weak_labeller(catalog: UnitCatalog) -> WeakLabeller:
+    sci = catalog.scientific()
+    non_sci = catalog.non_scientific()
+    if non_sci is None:
+        raise ValueError("the unit catalog has no Non-Scientific unit")
+    return WeakLabeller([u.id for u in sci], [u.domain for u in sci], {u.name: u.id for u in sci}, non_sci.id)
+
+
+def name_similarity(catalog: UnitCatalog, embedder: Embedder, item_vectors: np.ndarray) -> np.ndarray:
+    names = embedder.encode([u.name for u in catalog.scientific()])
+    return np.asarray(item_vectors @ names.T, dtype=np.float32)
+
+
+def _label_columns(examples: Sequence[LabelledText], column: dict[str, int]) -> list[list[int]]:
+    return [[column[u] for u in ex.unit_ids] for ex in examples]
+
+
+def _catalog_digest(catalog: UnitCatalog) -> str:
+    text = "\n".join(f"{u.id}\t{u.name}\t{u.domain}\t{'|'.join(u.keywords)}" for u in catalog.units)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def zero_shot_baseline(inputs: TrainingInputs, with_keywords: bool) -> ZeroShotTagger:
+    """The baseline as `corpus tag` builds it (unit names; with `with_keywords`, names plus K_v),
+    calibrated on the non-held-out MMLU items only."""
+    catalog = inputs.catalog if with_keywords else UnitCatalog(
+        [KnowledgeUnit(u.id, u.name, u.domain) for u in inputs.catalog.units], inputs.catalog.version)
+    probe = ZeroShotTagger(inputs.embedder, catalog, ZeroShotParams(threshold=0.0))
+    rows = [i for i, it in enumerate(inputs.items) if it.source == "mmlu" and real_split(it.id) != "heldout"
+            and it.subject in SCIENCE_SUBJECTS | NON_SCIENCE_SUBJECTS]
+    is_science = np.array([inputs.items[i].subject in SCIENCE_SUBJECTS for i in rows])
+    if len(rows) < 2 or is_science.all() or not is_science.any():
+        threshold = 0.5
+    else:
+        threshold = calibrate_threshold(probe.similarity(inputs.item_vectors[rows]).max(axis=1), is_science)
+    return ZeroShotTagger(inputs.embedder, catalog, ZeroShotParams(threshold=threshold))
+
+
+def evaluate(inputs: TrainingInputs, tagger: Tagger, plan: DataPlan,
+             data: DataSets | None = None) -> dict[str, Any]:
+    catalog = inputs.catalog
+    paper = data.paper_test if data else paper_test_set(catalog, plan, inputs.writer)
+    if data is None:
+        data = build_datasets(catalog, inputs.items, name_similarity(catalog, inputs.embedder, inputs.item_vectors),
+                              DataPlan(0, 0, 0, plan.keyword_heldout, plan.seed), weak_labeller(catalog))
+    texts = [ex.text for ex in paper]
+    held_texts = [it.text for it in data.heldout_items]
+    held_weak = _weak_heldout(inputs, data)
+    by_id = {it.id: i for i, it in enumerate(data.heldout_items)}
+    weak_index = [by_id[ex.item_id] for ex in held_weak]
+    started = time.perf_counter()
+    tags = {"trained": (tagger.tag(texts), tagger.tag(held_texts) if held_texts else [])}
+    trained_seconds = time.perf_counter() - started
+    baselines = {}
+    for name, with_keywords in (("zeroshot", False), ("zeroshot_keywords", True)):
+        baseline = zero_shot_baseline(inputs, with_keywords)
+        held = baseline.tag_vectors(inputs.item_vectors[data.heldout_rows]) if held_texts else []
+        tags[name] = (baseline.tag(texts), held)
+        baselines[name] = {"version": baseline.version, "threshold": baseline.params.threshold}
+    return {
+        "paper_protocol": {"queries": len(paper),
+                           **{k: paper_protocol(catalog, paper, v[0]) for k, v in tags.items()}},
+        "real_heldout_domain_agreement": {k: real_agreement(catalog, data.heldout_items, v[1])
+                                          for k, v in tags.items()},
+        "real_heldout_weak_label_f1": {
+            "note": "weak labels come from MiniLM name similarity (as the zero-shot tagger), biased towards it",
+            **{k: weak_label_f1(catalog, held_weak, [v[1][i] for i in weak_index]) for k, v in tags.items()},
+        },
+        "baselines": baselines,
+        "zeroshot_note": "zeroshot: unit names (what `corpus tag` uses by default); zeroshot_keywords: "
+                         "names plus K_v",
+        "trained_items_per_s": round((len(texts) + len(held_texts)) / max(trained_seconds, 1e-9), 1),
+    }
+
+
+def _weak_heldout(inputs: TrainingInputs, data: DataSets) -> list[LabelledText]:
+    sim = name_similarity(inputs.catalog, inputs.embedder, inputs.item_vectors[data.heldout_rows])
+    return weakly_labelled(data.heldout_items, sim, weak_labeller(inputs.catalog))
+
+
+def train(inputs: TrainingInputs, trainer: TaggerTrainer, artifacts: TaggerArtifacts, plan: DataPlan | None = None,
+          config: TrainConfig | None = None, make_current: bool = True) -> TrainingResult:
+    plan = plan or DataPlan()
+    config = config or TrainConfig()
+    catalog = inputs.catalog
+    data = build_datasets(catalog, inputs.items, name_similarity(catalog, inputs.embedder, inputs.item_vectors),
+                          plan, weak_labeller(catalog), inputs.writer, inputs.writer)
+    if not data.train or not data.validation:
+        raise ValueError("no training or validation examples: check the unit set and the corpus")
+    column = {u.id: i for i, u in enumerate(catalog.units)}
+    started = time.perf_counter()
+    networks = trainer.train([ex.text for ex in data.train], _label_columns(data.train, column),
+                             [ex.text for ex in data.validation], len(catalog.units), config)
+    val_scores = networks.validation_scores
+    gold = np.zeros_like(val_scores, dtype=bool)
+    for r, cols in enumerate(_label_columns(data.validation, column)):
+        gold[r, cols] = True
+    non_sci = catalog.non_scientific()
+    non_sci_col = column[non_sci.id] if non_sci else None
+    global_t, val_f1 = calibrate_global(val_scores, gold, non_sci_col)
+    thresholds = calibrate_per_unit(val_scores, gold, global_t)
+    train_seconds = time.perf_counter() - started
+    origins: dict[str, int] = {}
+    for ex in data.train:
+        key = ex.origin.split(":")[0] + ("" if ex.origin.startswith("synthetic") else f":{ex.origin.split(':')[1]}")
+        origins[key] = origins.get(key, 0) + 1
+    examples = {"train": len(data.train), "validation": len(data.validation), "paper_test": len(data.paper_test),
+                "real_heldout_items": len(data.heldout_items), **{f"train_{k}": v for k, v in sorted(origins.items())}}
+    records: dict[str, Any] = {
+        "training": {"seconds": round(train_seconds, 1),
+                     "epoch_losses": [[round(x, 4) for x in h] for h in networks.epoch_losses],
+                     "config": asdict(config), "plan": plan.as_dict(), "examples": examples,
+                     "global_threshold": global_t, "validation_micro_f1_exact": round(val_f1, 4),
+                     "units_source": inputs.units_source, "units_digest": _catalog_digest(catalog),
+                     "writer": (inputs.writer.name if inputs.writer else "offline-composer"), **inputs.extra_records},
+    }
+    artifact = artifacts.save(trainer.export_onnx(networks), trainer.tokenizer_json(), [u.id for u in catalog.units],
+                              [u.name for u in catalog.units], [u.domain for u in catalog.units], thresholds,
+                              trainer.max_tokens, MAX_UNITS, records, make_current=make_current)
+    evaluation = evaluate(inputs, artifacts.tagger(artifact), plan, data)
+    artifact.records["evaluation"] = evaluation
+    artifacts.save_records(artifact)
+    return TrainingResult(artifact, train_seconds, examples, evaluation)
+
+
+def evaluate_artifact(inputs: TrainingInputs, artifacts: TaggerArtifacts, artifact: TaggerArtifact) -> dict[str, Any]:
+    """`tagger eval`: rebuild the plan's test sets and re-measure; the result is stored in the manifest."""
+    plan_data = artifact.records.get("training", {}).get("plan", {})
+    plan = DataPlan(**plan_data) if plan_data else DataPlan()
+    if [u.id for u in inputs.catalog.units] != artifact.unit_ids:
+        raise ValueError("the unit set differs from the one the tagger was trained on")
+    evaluation = evaluate(inputs, artifacts.tagger(artifact), plan)
+    artifact.records["evaluation"] = evaluation
+    artifacts.save_records(artifact)
+    return evaluation

@@ -1,0 +1,58 @@
+"""A trained tagger version as the platform knows it: its units, thresholds, limits and records.
+
+The files (model.onnx, tokenizer.json, manifest.json) live in `directory`; how they are written and
+found is the artifact store's business (adapters/tagger_artifact_store.py).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from scicustom.core.units import NON_SCIENTIFIC
+
+MODEL_FILE = "model.onnx"
+TOKENIZER_FILE = "tokenizer.json"
+MANIFEST_FILE = "manifest.json"
+
+
+@dataclass
+class TaggerArtifact:
+    version: str
+    unit_ids: list[str]
+    unit_names: list[str]
+    unit_domains: list[str]
+    thresholds: np.ndarray
+    max_tokens: int
+    max_units: int
+    directory: Path
+    records: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def model_path(self) -> Path:
+        return self.directory / MODEL_FILE
+
+    @property
+    def tokenizer_path(self) -> Path:
+        return self.directory / TOKENIZER_FILE
+
+    @property
+    def non_scientific_index(self) -> int | None:
+        return self.unit_names.index(NON_SCIENTIFIC) if NON_SCIENTIFIC in self.unit_names else None
+
+    @property
+    def non_scientific_id(self) -> str | None:
+        index = self.non_scientific_index
+        return self.unit_ids[index] if index is not None else None
+
+    def manifest(self) -> dict[str, Any]:
+        return {
+            "version": self.version, "max_tokens": self.max_tokens, "max_units": self.max_units,
+            "units": [{"id": i, "name": n, "domain": d}
+                      for i, n, d in zip(self.unit_ids, self.unit_names, self.unit_domains, strict=True)],
+            "thresholds": [round(float(t), 6) for t in self.thresholds],
+            **self.records,
+        }
