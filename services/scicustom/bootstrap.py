@@ -224,14 +224,7 @@ class Context:
 
     @cached_property
     def catalog(self) -> UnitCatalog:
-        path = self.settings.units_file
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise InvalidInput("units_file", f"{path} does not exist") from None
-        except json.JSONDecodeError as exc:
-            raise InvalidInput("units_file", f"{path} is not JSON: {exc}") from None
-        return UnitCatalog.from_mapping(data)
+        return UnitCatalog.from_file(self.settings.units_file, "units_file")
 
     @cached_property
     def embedder(self) -> Embedder:

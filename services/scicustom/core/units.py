@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from scicustom.core.errors import InvalidInput
@@ -41,6 +43,17 @@ class UnitCatalog:
             raise InvalidInput("knowledge_units", "duplicate unit id")
         if len(self._by_name) != len(self.units):
             raise InvalidInput("knowledge_units", "duplicate unit name")
+
+    @classmethod
+    def from_file(cls, path: Path, field: str) -> UnitCatalog:
+        """A units JSON file; a missing or unreadable file is `field`'s fault."""
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise InvalidInput(field, f"{path} does not exist") from None
+        except json.JSONDecodeError as exc:
+            raise InvalidInput(field, f"{path} is not JSON: {exc}") from None
+        return cls.from_mapping(data)
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any]) -> UnitCatalog:

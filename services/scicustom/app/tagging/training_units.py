@@ -3,11 +3,9 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from pathlib import Path
 
-from scicustom.core.errors import InvalidInput
 from scicustom.core.units import UnitCatalog
 
 
@@ -18,10 +16,4 @@ def tagger_units(path: Path | None, keywords_file: Path, configured: Callable[[]
         if not keywords_file.exists():
             return configured(), str(units_file)
         path = keywords_file
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise InvalidInput("--units", f"{path} does not exist") from None
-    except json.JSONDecodeError as exc:
-        raise InvalidInput("--units", f"{path} is not JSON: {exc}") from None
-    return UnitCatalog.from_mapping(data), str(path)
+    return UnitCatalog.from_file(path, "--units"), str(path)
