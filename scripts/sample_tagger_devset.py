@@ -3,7 +3,7 @@
 Science items only, stratified by source (and MMLU subject) so every source and domain is present.
 Writes the items to label by hand, with their split (about 40% `heldout`, chosen by a hash of the
 id so it never depends on the labels). Their labels, made by reading under
-benchmarks/data/tagger_dev/RUBRIC.md, are in benchmarks/data/tagger_dev/devset.jsonl.
+resources/tagger_gold/RUBRIC.md, are in resources/tagger_gold/devset.jsonl (under services/scicustom/).
 
     python scripts/sample_tagger_devset.py --store .scicustom/store --out /tmp/sample.jsonl
 """
@@ -37,19 +37,26 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--store", type=Path, default=Path(".scicustom/store"))
     parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--scale", type=float, default=1.0, help="multiply the per-source counts")
+    parser.add_argument("--seed", type=int, default=SEED)
+    parser.add_argument("--exclude", type=Path, help="a JSONL file whose ids are not drawn again")
+    parser.add_argument("--split", help="give every drawn item this split instead of the id hash")
     args = parser.parse_args()
+    excluded = set()
+    if args.exclude:
+        excluded = {json.loads(line)["id"] for line in args.exclude.read_text(encoding="utf-8").split("\n") if line}
     rows = pq.read_table(args.store / "corpus/items.parquet").to_pylist()
-    rng = np.random.default_rng(SEED)
+    rng = np.random.default_rng(args.seed)
     chosen = []
     for source, n in PER_SOURCE.items():
-        pool = sorted((r for r in rows if r["source"] == source
+        pool = sorted((r for r in rows if r["source"] == source and r["id"] not in excluded
                        and (source != "mmlu" or r["subject"] in MMLU_SCIENCE)), key=lambda r: r["id"])
-        picks = rng.choice(len(pool), size=min(n, len(pool)), replace=False)
+        picks = rng.choice(len(pool), size=min(round(n * args.scale), len(pool)), replace=False)
         chosen += [pool[i] for i in sorted(picks)]
     with args.out.open("w", encoding="utf-8") as handle:
         for r in chosen:
             record = {"id": r["id"], "source": r["source"], "licence": r["licence"], "subject": r["subject"],
-                      "split": split_of(r["id"]), "question": r["question"], "options": r["options"],
+                      "split": args.split or split_of(r["id"]), "question": r["question"], "options": r["options"],
                       "answer": r["answer"]}
             handle.write(json.dumps(record, ensure_ascii=False) + "\n")
     print(f"wrote {len(chosen)} items to {args.out}")

@@ -33,7 +33,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     train.add_argument("--keep-current", action="store_true", help="do not make the new model the current one")
     train.set_defaults(handler=_train)
 
-    evaluate = actions.add_parser("eval", help="paper protocol + real-item agreement, trained vs zero-shot")
+    evaluate = actions.add_parser("evaluate", aliases=["eval"],
+                                  help="hand-labelled real questions, paper protocol and domain agreement, "
+                                       "trained vs zero-shot")
     _units_flag(evaluate)
     evaluate.add_argument("--version", help="a trained version (default: the current one)")
     evaluate.set_defaults(handler=_eval)
@@ -61,6 +63,12 @@ def _units(ctx: Context, path: Path | None) -> UnitSet:
 
 
 def _print_evaluation(evaluation: dict[str, Any]) -> None:
+    for split, scores in evaluation.get("real_gold", {}).items():
+        for name, s in scores.items():
+            print(f"hand-labelled real questions, {split:7s} ({s['items']} items) {name:17s}: "
+                  f"micro-F1 {s['micro_f1']:.3f} macro-F1 {s['macro_f1']:.3f} (P {s['micro_precision']:.3f} "
+                  f"R {s['micro_recall']:.3f}) top-1 hit {s['top1_hit']:.3f} domain {s['domain_agreement']:.3f}, "
+                  f"{s['mean_units']:.2f} units/item")
     paper = evaluation["paper_protocol"]
     names = [k for k in paper if k != "queries"]
     for name in names:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import time
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -22,6 +22,8 @@ from scicustom.core.tagger_training.data_plan import DataPlan, DataSets, build_d
 from scicustom.core.tagger_training.dataset import LabelledText, QueryWriter, real_split, weakly_labelled
 from scicustom.core.tagger_training.decoding import MAX_UNITS
 from scicustom.core.tagger_training.evaluation import paper_protocol, real_agreement, weak_label_f1
+from scicustom.core.tagger_training.gold_set import GoldItem, gold_examples, gold_scores
+from scicustom.core.tagger_training.gold_teacher import GoldNeighbourTeacher, teacher_examples, unit_prototypes
 from scicustom.core.tagger_training.thresholds import calibrate_global, calibrate_per_unit
 from scicustom.core.tagger_training.train_config import TrainConfig
 from scicustom.core.tagger_training.weak_labels import WeakLabeller
@@ -45,6 +47,13 @@ class TrainingInputs:
     units_source: str = ""
     writer: QueryWriter | None = None  # None: the offline composer
     extra_records: dict[str, Any] = field(default_factory=dict)
+    gold: list[GoldItem] = field(default_factory=list)  # hand-labelled real questions (all splits)
+
+    def without_gold_checks(self) -> TrainingInputs:
+        """These inputs minus the gold `dev`/`heldout` items: nothing they measure may train."""
+        checks = {g.item.id for g in self.gold if g.split != "train"}
+        keep = [i for i, it in enumerate(self.items) if it.id not in checks]
+        return replace(self, items=[self.items[i] for i in keep], item_vectors=self.item_vectors[keep])
 
 
 @dataclass
@@ -114,7 +123,9 @@ def evaluate(inputs: TrainingInputs, tagger: Tagger, plan: DataPlan,
         held = baseline.tag_vectors(inputs.item_vectors[data.heldout_rows]) if held_texts else []
         tags[name] = (baseline.tag(texts), held)
         baselines[name] = {"version": baseline.version, "threshold": baseline.params.threshold}
+    gold = _gold_evaluation(inputs, tagger)
     return {
+        **gold,
         "paper_protocol": {"queries": len(paper),
                            **{k: paper_protocol(catalog, paper, v[0]) for k, v in tags.items()}},
         "real_heldout_domain_agreement": {k: real_agreement(catalog, data.heldout_items, v[1])
@@ -130,6 +141,44 @@ def evaluate(inputs: TrainingInputs, tagger: Tagger, plan: DataPlan,
     }
 
 
+def _teacher_examples(inputs: TrainingInputs, data: DataSets) -> list[LabelledText]:
+    """Teacher labels for the real items of the training split that no one labelled by hand."""
+    catalog = inputs.catalog
+    column = {u.name: i for i, u in enumerate(catalog.units)}
+    row_of = {it.id: r for r, it in enumerate(inputs.items)}
+    train_gold = [g for g in inputs.gold if g.split == "train" and g.item.id in row_of]
+    teacher = GoldNeighbourTeacher(inputs.item_vectors[[row_of[g.item.id] for g in train_gold]],
+                                   [[column[name] for name in g.gold] for g in train_gold],
+                                   unit_prototypes(catalog.units, inputs.embedder))
+    labelled = {g.item.id for g in train_gold}
+    rows = [r for r, it in enumerate(inputs.items) if real_split(it.id) == "train" and it.id not in labelled]
+    non_sci = catalog.non_scientific()
+    if non_sci is None:
+        raise ValueError("the unit catalog has no Non-Scientific unit")
+    scientific = np.array([u.id != non_sci.id for u in catalog.units])
+    return teacher_examples([inputs.items[r] for r in rows], inputs.item_vectors[rows], teacher,
+                            [u.id for u in catalog.units], scientific, non_sci.id)
+
+
+def _gold_evaluation(inputs: TrainingInputs, tagger: Tagger) -> dict[str, Any]:
+    """Scores on the hand-labelled `dev` and `heldout` items, the tagger beside both zero-shot baselines."""
+    if not inputs.gold:
+        return {}
+    catalog = inputs.catalog
+    taggers = {"trained": tagger.tag, **{name: zero_shot_baseline(inputs, kw).tag
+                                         for name, kw in (("zeroshot", False), ("zeroshot_keywords", True))}}
+    report: dict[str, Any] = {}
+    for split in ("dev", "heldout"):
+        items = [g for g in inputs.gold if g.split == split]
+        if not items:
+            continue
+        texts = [g.item.text for g in items]
+        report[split] = {name: gold_scores(catalog, items, [[catalog.by_id(s.unit_id).name for s in row]
+                                                            for row in tag(texts)])
+                         for name, tag in taggers.items()}
+    return {"real_gold": report}
+
+
 def _weak_heldout(inputs: TrainingInputs, data: DataSets) -> list[LabelledText]:
     sim = name_similarity(inputs.catalog, inputs.embedder, inputs.item_vectors[data.heldout_rows])
     return weakly_labelled(data.heldout_items, sim, weak_labeller(inputs.catalog))
@@ -140,8 +189,16 @@ def train(inputs: TrainingInputs, trainer: TaggerTrainer, artifacts: TaggerArtif
     plan = plan or DataPlan()
     config = config or TrainConfig()
     catalog = inputs.catalog
-    data = build_datasets(catalog, inputs.items, name_similarity(catalog, inputs.embedder, inputs.item_vectors),
-                          plan, weak_labeller(catalog), inputs.writer, inputs.writer)
+    trainable = inputs.without_gold_checks()
+    teacher = plan.real_labels == "teacher" and any(g.split == "train" for g in inputs.gold)
+    similarity = None if teacher else name_similarity(catalog, inputs.embedder, trainable.item_vectors)
+    data = build_datasets(catalog, trainable.items, similarity, plan, weak_labeller(catalog), inputs.writer,
+                          inputs.writer)
+    if teacher:
+        data.train += _teacher_examples(trainable, data)
+    data.train += gold_examples(catalog, [g for g in inputs.gold if g.split == "train"], plan.gold_repeats)
+    data.validation += gold_examples(catalog, [g for g in inputs.gold if g.split == "dev"],
+                                     plan.gold_calibration_repeats)
     if not data.train or not data.validation:
         raise ValueError("no training or validation examples: check the unit set and the corpus")
     column = {u.id: i for i, u in enumerate(catalog.units)}
@@ -174,7 +231,7 @@ def train(inputs: TrainingInputs, trainer: TaggerTrainer, artifacts: TaggerArtif
     artifact = artifacts.save(trainer.export_onnx(networks), trainer.tokenizer_json(), [u.id for u in catalog.units],
                               [u.name for u in catalog.units], [u.domain for u in catalog.units], thresholds,
                               trainer.max_tokens, MAX_UNITS, records, make_current=make_current)
-    evaluation = evaluate(inputs, artifacts.tagger(artifact), plan, data)
+    evaluation = evaluate(trainable, artifacts.tagger(artifact), plan, data)
     artifact.records["evaluation"] = evaluation
     artifacts.save_records(artifact)
     return TrainingResult(artifact, train_seconds, examples, evaluation)

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from scicustom.app.ingest.item_embeddings import item_embeddings
+from scicustom.app.tagging.gold_items import packaged_gold_items
 from scicustom.app.tagging.tagger_training import TrainingInputs, TrainingResult, evaluate_artifact, train
 from scicustom.core.errors import InvalidInput
 from scicustom.core.tagger_training.data_plan import DataPlan
@@ -42,7 +43,7 @@ def training_inputs(units: UnitSet, corpus: CorpusRepository, embedder: Embedder
         raise InvalidInput("corpus", "the corpus is empty; run `scicustom corpus import` first")
     vectors, _, _ = item_embeddings(corpus, embedder, items)
     return TrainingInputs(catalog=catalog, items=items, item_vectors=vectors, embedder=embedder,
-                          units_source=source, writer=writer)
+                          units_source=source, writer=writer, gold=packaged_gold_items(catalog))
 
 
 def train_tagger(request: TrainRequest, units: UnitSet, corpus: CorpusRepository, embedder: Embedder,

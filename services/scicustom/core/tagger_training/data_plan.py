@@ -42,6 +42,13 @@ class DataPlan:
     paper_test: int = 1000
     keyword_heldout: float = 0.2
     seed: int = 0
+    # Hand-labelled real questions (resources/tagger_gold): each `train` item is repeated this
+    # often among the training examples; `dev` items join the threshold calibration this often.
+    gold_repeats: int = 10
+    gold_calibration_repeats: int = 3
+    # "teacher": real items of the training split labelled by their nearest hand-labelled items
+    # (gold_teacher.py); "weak": by MiniLM similarity to the unit names within their subject's domains.
+    real_labels: str = "teacher"
 
     def as_dict(self) -> dict[str, float | int]:
         return asdict(self)
@@ -62,10 +69,11 @@ def paper_test_set(catalog: UnitCatalog, plan: DataPlan, writer: QueryWriter | N
     return synthetic_examples(sampler, writer or OfflineComposer(side="heldout"), plan.paper_test, plan.seed + 1000)
 
 
-def build_datasets(catalog: UnitCatalog, items: Sequence[CorpusItem], name_similarity: np.ndarray,
+def build_datasets(catalog: UnitCatalog, items: Sequence[CorpusItem], name_similarity: np.ndarray | None,
                    plan: DataPlan, labeller: WeakLabeller, writer: QueryWriter | None = None,
                    test_writer: QueryWriter | None = None) -> DataSets:
-    """`name_similarity`: items x scientific units, MiniLM cosine to the unit names (weak labels)."""
+    """`name_similarity`: items x scientific units, MiniLM cosine to the unit names (weak labels);
+    None leaves real items out (the caller labels them otherwise)."""
     train_units, _ = split_keywords(unit_keywords_from_catalog(catalog), plan.keyword_heldout)
     sampler = CompositionalSampler(train_units, unit_count_p=TRAINING_UNIT_COUNTS)
     composer = writer or OfflineComposer(side="train")
@@ -73,6 +81,8 @@ def build_datasets(catalog: UnitCatalog, items: Sequence[CorpusItem], name_simil
     validation = synthetic_examples(sampler, composer, plan.synthetic_validation, plan.seed + 500)
     splits = np.array([real_split(it.id) for it in items])
     for split, target in (("train", train), ("validation", validation)):
+        if name_similarity is None:
+            break
         rows = np.flatnonzero(splits == split)
         target.extend(weakly_labelled([items[int(i)] for i in rows], name_similarity[rows], labeller))
     held = np.flatnonzero(splits == "heldout")
