@@ -141,7 +141,7 @@ def evaluate(inputs: TrainingInputs, tagger: Tagger, plan: DataPlan,
     }
 
 
-def _teacher_examples(inputs: TrainingInputs, data: DataSets) -> list[LabelledText]:
+def _teacher_examples(inputs: TrainingInputs) -> list[LabelledText]:
     """Teacher labels for the real items of the training split that no one labelled by hand."""
     catalog = inputs.catalog
     column = {u.name: i for i, u in enumerate(catalog.units)}
@@ -195,7 +195,7 @@ def train(inputs: TrainingInputs, trainer: TaggerTrainer, artifacts: TaggerArtif
     data = build_datasets(catalog, trainable.items, similarity, plan, weak_labeller(catalog), inputs.writer,
                           inputs.writer)
     if teacher:
-        data.train += _teacher_examples(trainable, data)
+        data.train += _teacher_examples(trainable)
     data.train += gold_examples(catalog, [g for g in inputs.gold if g.split == "train"], plan.gold_repeats)
     data.validation += gold_examples(catalog, [g for g in inputs.gold if g.split == "dev"],
                                      plan.gold_calibration_repeats)

@@ -1,9 +1,9 @@
-"""The hand-labelled real questions (resources/tagger_gold/devset.jsonl) and the tagger's scores on them.
+"""The hand-labelled real questions (resources/tagger_gold/*.jsonl) and the tagger's scores on them.
 
 Each line is a corpus item as the corpus stores it plus `gold`: 1-5 unit names chosen by reading
-(RUBRIC.md beside the file), most specific first, and `split`: `dev` items may train and tune a
-tagger, `heldout` items only measure it. Items no unit fits (`gold: []`) are kept in the file and
-left out of every score.
+(RUBRIC.md beside the files), most specific first, and `split`: `train` items train the tagger,
+`dev` items calibrate and tune it, `heldout` items only measure it. Items no unit fits
+(`gold: []`) are kept in the files and left out of every score.
 """
 
 from __future__ import annotations
