@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
@@ -35,7 +35,7 @@ from scicustom.core.zero_shot_tagger import (
     ZeroShotTagger,
     calibrate_threshold,
 )
-from scicustom.ports import Embedder, Tagger, TaggerArtifacts, TaggerTrainer
+from scicustom.ports import Embedder, Tagger, TaggerArtifacts, TaggerTrainer, UnitScore
 
 
 @dataclass
@@ -118,12 +118,14 @@ def evaluate(inputs: TrainingInputs, tagger: Tagger, plan: DataPlan,
     tags = {"trained": (tagger.tag(texts), tagger.tag(held_texts) if held_texts else [])}
     trained_seconds = time.perf_counter() - started
     baselines = {}
+    tag_functions = {"trained": tagger.tag}
     for name, with_keywords in (("zeroshot", False), ("zeroshot_keywords", True)):
         baseline = zero_shot_baseline(inputs, with_keywords)
         held = baseline.tag_vectors(inputs.item_vectors[data.heldout_rows]) if held_texts else []
         tags[name] = (baseline.tag(texts), held)
         baselines[name] = {"version": baseline.version, "threshold": baseline.params.threshold}
-    gold = _gold_evaluation(inputs, tagger)
+        tag_functions[name] = baseline.tag
+    gold = _gold_evaluation(inputs, tag_functions)
     return {
         **gold,
         "paper_protocol": {"queries": len(paper),
@@ -160,13 +162,12 @@ def _teacher_examples(inputs: TrainingInputs) -> list[LabelledText]:
                             [u.id for u in catalog.units], scientific, non_sci.id)
 
 
-def _gold_evaluation(inputs: TrainingInputs, tagger: Tagger) -> dict[str, Any]:
-    """Scores on the hand-labelled `dev` and `heldout` items, the tagger beside both zero-shot baselines."""
+def _gold_evaluation(inputs: TrainingInputs,
+                     taggers: Mapping[str, Callable[[Sequence[str]], list[list[UnitScore]]]]) -> dict[str, Any]:
+    """Scores of each named tagger on the hand-labelled `dev` and `heldout` items."""
     if not inputs.gold:
         return {}
     catalog = inputs.catalog
-    taggers = {"trained": tagger.tag, **{name: zero_shot_baseline(inputs, kw).tag
-                                         for name, kw in (("zeroshot", False), ("zeroshot_keywords", True))}}
     report: dict[str, Any] = {}
     for split in ("dev", "heldout"):
         items = [g for g in inputs.gold if g.split == split]
