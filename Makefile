@@ -16,7 +16,7 @@ REQUIREMENT ?= services/scicustom/resources/requirements/healthcare_virology.yam
 RUN_OUT ?= runs/virology
 PYTEST_ARGS ?=
 
-.PHONY: setup deps corpus tagger run test test-unit test-integration proto proto-check lint bench clean-corpus dev-up dev-down helm-lint
+.PHONY: setup deps corpus tagger run test test-unit test-integration proto proto-check lint bench bench-relevance clean-corpus dev-up dev-down helm-lint
 
 setup: deps corpus tagger
 
@@ -84,6 +84,10 @@ helm-lint: deps
 
 bench: setup
 	$(BIN)/python scripts/bench.py
+
+# Relevance judges' and the jury's precision/recall on the labelled set (issue 13), alone.
+bench-relevance:
+	$(BIN)/python benchmarks/bench_relevance.py
 
 # The distributed platform on loopback: S3, Kafka, Elasticsearch API, every service and worker.
 # State, logs and data in $(DEV_DIR); `source $(DEV_DIR)/cluster.env` to use it from a shell.

@@ -28,6 +28,10 @@ class Settings(BaseSettings):
     llm_max_retries: int = 3
     llm_requests_per_minute: int = 600
     llm_timeout_s: float = 120.0
+    # Paper ingestion: the litellm model name of the LLM extractors (unset: the offline generator only,
+    # recipes and hypotheses report "needs an LLM"), and the largest paper accepted.
+    paper_llm_model: str | None = None
+    paper_max_bytes: int = Field(default=64 * 1024 * 1024, ge=1)
     # Batch sizes for the local models.
     embed_batch: int = 64
     perplexity_batch: int = 16

@@ -41,7 +41,8 @@ def test_reimport_is_idempotent(home, capsys):
 
 
 def test_build_writes_all_files_and_is_reproducible(home, tmp_path, capsys):
-    args = ["build", "--requirement", VIROLOGY, "--k2", "12", "--proxy-samples", "20"]
+    # A 1,050-item slice is thin for any requirement: the floor is lowered to test the files themselves.
+    args = ["build", "--requirement", VIROLOGY, "--k2", "12", "--proxy-samples", "20", "--min-items", "1"]
     assert main([*args, "--out", str(tmp_path / "a")]) == 0
     summary = capsys.readouterr().out
     assert "voted units" in summary and "benchmark" in summary

@@ -13,6 +13,13 @@ from scicustom.core.build.local_judges import (
     unit_prototypes,
 )
 from scicustom.core.build.pipeline import BuildWorld
+from scicustom.core.build.relevance import (
+    RelevanceModel,
+    TopicEvidence,
+    exclusive_unit_terms,
+    offline_relevance_jury,
+    packaged_calibration,
+)
 from scicustom.core.corpus_item import make_item
 from scicustom.core.intrinsic import quality_score
 from scicustom.core.units import KnowledgeUnit, UnitCatalog
@@ -26,7 +33,9 @@ TOPICS = {
 }
 
 
-def synthetic_world(n_per_topic: int = 60, open_items: bool = False) -> BuildWorld:
+def synthetic_world(n_per_topic: int = 60, open_items: bool = False, offline_jury: bool = False) -> BuildWorld:
+    """`offline_jury`: the issue-13 judges (topic-terms, topic-contrast, relevance-model) instead of
+    the earlier similarity thresholds."""
     catalog = UnitCatalog([KnowledgeUnit(u, name, "d") for u, (name, _) in TOPICS.items()]
                           + [KnowledgeUnit("ns", "Non-Scientific", "non-scientific")])
     rng = np.random.default_rng(0)
@@ -54,6 +63,12 @@ def synthetic_world(n_per_topic: int = 60, open_items: bool = False) -> BuildWor
     item_units = {i: [u for u, _ in tags[i]] for i in ids}
 
     def jury(req, votes):
+        if offline_jury:
+            voted = [catalog.by_id(u) for u in votes.units] if votes else []
+            terms = sorted({t for ts in exclusive_unit_terms(voted).values() for t in ts})
+            evidence = TopicEvidence(req, embedder, ids, matrix, list(range(0, len(ids), 3)),
+                                     {i: items[i].text for i in ids}, terms)
+            return offline_relevance_jury(evidence, vectors, RelevanceModel.packaged())
         return local_relevance_jury(req, embedder, vectors, background, list(votes.units) if votes else [],
                                     item_units, 0.75)
 
@@ -70,4 +85,5 @@ def synthetic_world(n_per_topic: int = 60, open_items: bool = False) -> BuildWor
         relevance_jury=jury,
         intrinsic=lambda need: {it.id: (quality_score(it.question, it.answer), 1.0 + len(it.answer)) for it in need},
         neighbour_answers=neighbours,
+        calibration=packaged_calibration() if offline_jury else {},
     )

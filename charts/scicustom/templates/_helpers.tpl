@@ -43,18 +43,29 @@ app.kubernetes.io/component: {{ .name }}
 {{- end -}}
 {{- end -}}
 
-{{/* What each worker stage consumes (platform.md); the topic is "<topicPrefix>.<event type>". */}}
+{{/* What each worker stage consumes (platform.md, services/scicustom/workers/topics.py); the topic
+     is "<topicPrefix>.<event type>". */}}
 {{- define "scicustom.consumedEventType" -}}
 {{- $consumes := dict
   "tag" "ingest.items-imported"
   "index" "ingest.items-tagged"
+  "parse" "paper.submitted"
+  "extract-qa" "paper.parsed"
+  "extract-recipes" "paper.parsed"
+  "extract-hypotheses" "paper.parsed"
+  "standing" "ingest.items-indexed"
+  "standing-notify" "build.completed"
   "vote" "build.requested"
   "candidates" "build.units-voted"
   "cutoff" "build.candidates-ready"
   "select" "build.cutoff-found"
   "generate" "build.subset-selected"
   "complete" "build.benchmark-generated" -}}
-{{- get $consumes . -}}
+{{- $type := get $consumes . -}}
+{{- if not $type -}}
+{{- fail (printf "worker stage %q: no consumed topic in scicustom.consumedEventType" .) -}}
+{{- end -}}
+{{- $type -}}
 {{- end -}}
 
 {{/* The first enabled modelServer entry's name, or "". */}}

@@ -36,14 +36,17 @@ def build_options(request: pb.CreateBuildRequest) -> BuildOptions:
     """Unset (0, empty) fields take the requirement's value or the default."""
     return BuildOptions(method=request.method or DEFAULT_METHOD, k1=request.k1 or None, k2=request.k2 or None,
                         proxy_samples=request.proxy_samples or None, seed=request.seed,
-                        llm_judges=request.llm_judges, relevance_quantile=request.relevance_quantile or None)
+                        llm_judges=request.llm_judges, relevance_quantile=request.relevance_quantile or None,
+                        min_items=request.min_items or None)
 
 
 def build_message(state: BuildState) -> pb.Build:
     message = pb.Build(
         build_id=state.build_id, state=_STATES[state.state], requirement_name=state.spec["requirement_name"],
         method=state.spec["spec"]["params"]["method"], error=state.error, error_field=state.error_field,
-        n_mcq=state.n_mcq,
+        n_mcq=state.n_mcq, coverage_status=state.coverage.get("status", ""),
+        thin_units=state.coverage.get("thin_units", []), coverage_message=state.coverage.get("message", ""),
+        since_build_id=state.spec.get("since_build_id", ""), standing_id=state.spec.get("standing_id", ""),
         stages=[pb.StageStatus(stage=s, done=d, seconds=t) for s, d, t in state.stages],
         files=[pb.OutputFile(name=f["name"], key=f["key"], sha256=f["sha256"], size_bytes=f["size_bytes"])
                for f in state.files])
@@ -65,7 +68,7 @@ class BuildServicer(pb_grpc.BuildServiceServicer):
 
     def CreateBuild(self, request: pb.CreateBuildRequest, context: grpc.ServicerContext) -> pb.Build:
         created = self.control.create(validated_request(requirement_source(request), build_options(request)),
-                                      request.request_id)
+                                      request.request_id, request.since_build_id, request.standing_min_new_items)
         if created.spec is not None:
             trace.get_current_span().set_attribute("scicustom.build_id", created.build_id)
             spec = ev.ArtifactRef(key=created.spec.key, sha256=created.spec.sha256, size_bytes=created.spec.size_bytes)

@@ -12,6 +12,7 @@ import grpc
 
 from scicustom.app.build.output_writer import check_output_dir, write_atomically
 from scicustom.app.build.request import BuildRequest
+from scicustom.app.build.since import previous_build_dir, with_diff
 from scicustom.bootstrap import Context
 from scicustom.builds.v1 import builds_pb2 as pb
 from scicustom.builds.v1 import builds_pb2_grpc as pb_grpc
@@ -29,7 +30,7 @@ def create_request(request: BuildRequest) -> pb.CreateBuildRequest:
     return pb.CreateBuildRequest(**source, method=params.method, k1=params.k1, k2=params.k2,
                                  proxy_samples=params.proxy_samples, seed=params.seed,
                                  relevance_quantile=request.jury.relevance_quantile,
-                                 llm_judges=request.jury.llm_judges)
+                                 llm_judges=request.jury.llm_judges, min_items=params.min_items)
 
 
 def _call_error(exc: grpc.RpcError, address: str) -> Exception:
@@ -52,11 +53,16 @@ def fetch_files(ctx: Context, build: pb.Build) -> dict[str, str]:
     return files
 
 
-def run_remote_build(ctx: Context, request: BuildRequest, out: Path, force: bool) -> int:
+EXIT_THIN_COVERAGE = 3  # the same code as the embedded `scicustom build` (commands/build.py)
+
+
+def run_remote_build(ctx: Context, request: BuildRequest, out: Path, force: bool, since: Path | None = None) -> int:
+    """`since`: a previous build's directory here; the fetched files gain its `diff.json`."""
     from scicustom.telemetry.grpc_tracing import client_interceptor
     from scicustom.telemetry.tracing_setup import configure_tracing, shutdown_tracing, tracer
 
-    check_output_dir(out, force)  # before the build, so a refused --out costs nothing
+    check_output_dir(out, force)  # before the build, so a refused --out or --since costs nothing
+    previous = previous_build_dir(since) if since is not None else None
     configure_tracing("scicustom-cli")
     address = ctx.settings.build_service_address
     limit = ctx.settings.grpc_max_message_bytes
@@ -87,8 +93,12 @@ def run_remote_build(ctx: Context, request: BuildRequest, out: Path, force: bool
         print(f"scicustom: error: build {build.build_id} {state}: {build.error}", file=sys.stderr)
         return EXIT_BUILD_FAILED
     files = fetch_files(ctx, build)
+    files = with_diff(files, previous, str(since))
     write_atomically(out, files)
     stages = "  ".join(f"{s.stage} {s.seconds:.2f}" for s in build.stages)
     print(f"wrote {out}/ ({', '.join(files)})")
     print(f"build {build.build_id} succeeded: {build.n_mcq} MCQs\ntimings (s)  {stages}")
+    if build.coverage_status == "thin":
+        print(f"scicustom build: {build.coverage_message} (exit {EXIT_THIN_COVERAGE})", file=sys.stderr)
+        return EXIT_THIN_COVERAGE
     return 0

@@ -11,7 +11,12 @@ from typing import TYPE_CHECKING, Any
 from tqdm import tqdm
 
 from scicustom.app.build.request import BuildOptions, requirement_argument, validated_request
-from scicustom.core.build.pipeline import METHODS, BuildResult
+from scicustom.core.build.pipeline import DEFAULT_MIN_ITEMS, METHODS, BuildResult
+
+# A build whose jury accepted fewer relevant, well-formed items than --min-items: the (small) benchmark
+# and every other file are written, config.json "coverage" names the thin voted units. Distinct from
+# 0 (ok), 1 (a failure) and 2 (bad input, one line on stderr).
+EXIT_THIN_COVERAGE = 3
 
 if TYPE_CHECKING:
     from scicustom.bootstrap import Context
@@ -31,7 +36,13 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                         help="local relevance judges: background quantile an item must exceed")
     parser.add_argument("--llm-judges", action="store_true",
                         help="use the requirement file's LLM judges and MCQ writer through litellm")
+    parser.add_argument("--min-items", type=int,
+                        help=f"thin-coverage floor: with fewer relevant MCQs the build still writes its files "
+                             f"but exits with {EXIT_THIN_COVERAGE} (default {DEFAULT_MIN_ITEMS})")
     parser.add_argument("--force", action="store_true", help="replace --out if it exists")
+    parser.add_argument("--since", type=Path, metavar="PREVIOUS_DIR",
+                        help="a previous build's directory: also write diff.json (questions added, removed and "
+                             "kept; voted units whose coverage changed)")
     parser.add_argument("--summary-json", type=Path, help="also write the summary with stage timings here")
     parser.set_defaults(handler=run_build)
 
@@ -62,24 +73,30 @@ def run_build(args: argparse.Namespace, ctx: Context) -> int:
     from scicustom.app.build.output_writer import canonical_json
 
     options = BuildOptions(method=args.method, k1=args.k1, k2=args.k2, proxy_samples=args.proxy_samples,
-                           seed=args.seed, llm_judges=args.llm_judges, relevance_quantile=args.relevance_quantile)
+                           seed=args.seed, llm_judges=args.llm_judges, relevance_quantile=args.relevance_quantile,
+                           min_items=args.min_items)
     request = validated_request(requirement_argument(args.requirement), options,
                                 quantile_field="--relevance-quantile", llm_field="--llm-judges")
     if ctx.cluster:
         from scicustom.client.build_client import run_remote_build
 
-        return run_remote_build(ctx, request, args.out, args.force)
+        return run_remote_build(ctx, request, args.out, args.force, args.since)
     from scicustom.app.build.local import run_local_build
 
     bars = _StageBars()
     try:
-        build = run_local_build(request, args.out, args.force, ctx.build_world, bars)
+        build = run_local_build(request, args.out, args.force, ctx.build_world, bars, args.since)
     finally:
         bars.close()
     print(f"wrote {args.out}/ ({', '.join(build.files)})")
     print(_render(build.summary, build.result))
     if args.summary_json:
         args.summary_json.write_text(canonical_json(build.summary), encoding="utf-8")
+    if build.result.thin:
+        status = build.result.status
+        print(f"scicustom build: {status['message']}; {status['suggestion']} (exit {EXIT_THIN_COVERAGE})",
+              file=sys.stderr)
+        return EXIT_THIN_COVERAGE
     return 0
 
 
@@ -93,6 +110,20 @@ def _render(summary: dict[str, Any], result: BuildResult) -> str:
         f"sources {json.dumps(summary['sources'])}",
         "timings (s)  " + "  ".join(f"{k} {v}" for k, v in summary["timings_s"].items()),
     ]
+    validity = summary.get("validity") or {}
+    if validity.get("estimated_on_topic") is not None:
+        lo, hi = validity["ci95"]
+        accepted = ", ".join(f"{k} {v:.0%}" for k, v in validity["judge_acceptance"].items())
+        lines.append(f"validity     estimated on topic {validity['estimated_on_topic']:.0%} "
+                     f"(95% CI {lo:.0%}-{hi:.0%}); judges accepted {accepted}")
+    dropped = {k: v for k, v in (summary.get("quality_gate") or {}).get("dropped", {}).items() if v}
+    if dropped:
+        lines.append("quality gate dropped " + ", ".join(f"{k} {v}" for k, v in dropped.items()))
+    coverage = summary.get("coverage") or {}
+    lines.append(f"coverage     {coverage.get('status', '-')}" + (
+        f"   thin units: {', '.join(coverage['thin_units'])}" if coverage.get("thin_units") else ""))
+    if summary.get("diff"):
+        lines.append(f"diff         {summary['diff']}")
     lines += [f"warning      {w}" for w in summary["warnings"][:5]]
     for mcq in result.benchmark[:2]:
         lines.append("example      " + mcq.query.replace("\n", "\n             ") + f"   [answer {mcq.answer}]")

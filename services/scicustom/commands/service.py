@@ -30,10 +30,11 @@ SERVICES = {
     "scorer": "scicustom.scorers.servicer",
     "builds": "scicustom.builds.servicer",
     "ingest": "scicustom.ingest.servicer",
+    "papers": "scicustom.papers.servicer",
 }
 
 
-EVENT_DRIVEN = ("builds", "ingest")
+EVENT_DRIVEN = ("builds", "ingest", "papers")
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]

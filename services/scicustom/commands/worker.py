@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from scicustom.app.build.build_records import BUILD_STAGES
 from scicustom.core.errors import InvalidInput
-from scicustom.workers.topics import INGEST_STAGES, STAGES
+from scicustom.workers.topics import INGEST_STAGES, PAPER_STAGES, STAGES, STANDING_STAGES
 
 if TYPE_CHECKING:
     from scicustom.bootstrap import Context
@@ -35,7 +35,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 # Pipeline -> the edge module whose `stage_handlers(ctx, stages, topics)` serves its stages, imported
 # only for the stages asked for (as `scicustom service` imports servicers by name).
 STAGE_WORKERS = {"build": ("scicustom.builds.worker", BUILD_STAGES),
-                 "ingest": ("scicustom.ingest.worker", INGEST_STAGES)}
+                 "ingest": ("scicustom.ingest.worker", INGEST_STAGES),
+                 "papers": ("scicustom.papers.worker", PAPER_STAGES),
+                 "standing": ("scicustom.builds.standing_worker", STANDING_STAGES)}
 
 
 def stage_handlers(ctx: Context, stages: list[str]) -> list[Any]:

@@ -40,7 +40,7 @@ def test_every_service_of_this_area_serves_health_under_its_full_name(tmp_path):
 
 def test_the_name_table_covers_the_platform_and_the_interceptor_order():
     assert list(SERVICES) == ["ontology", "tagger", "jury", "retrieval", "selector", "generator", "scorer",
-                              "builds", "ingest"]
+                              "builds", "ingest", "papers"]
     assert SERVICES["scorer"] == "scicustom.scorers.servicer"
     assert [type(i) for i in server_interceptors()] == [TracingServerInterceptor, RequestLogInterceptor,
                                                          StatusMappingInterceptor]

@@ -16,8 +16,8 @@ def test_gate_passes_with_zero_validation_errors(helm_gate: subprocess.Completed
     out = helm_gate.stdout
     assert "helm lint --strict: ok (default values, small-cpu gpu)" in out
     assert out.count(" 0 error(s), Kubernetes 1.35.0 schemas") == 2
-    assert "68 document(s), 0 error(s)" in out  # small-cpu
-    assert "86 document(s), 0 error(s)" in out  # gpu
+    assert "90 document(s), 0 error(s)" in out  # small-cpu
+    assert "115 document(s), 0 error(s)" in out  # gpu
     assert "golden small-cpu: unchanged" in out and "golden gpu: unchanged" in out
 
 
@@ -80,4 +80,4 @@ def test_an_invalid_manifest_fails_the_gate(tmp_path: Path, helm_gate: subproces
     assert done.returncode == 1
     assert re.search(r"^small-cpu\.yaml:\d+: doc \d+ Service/scicustom-builds: \.spec\.ports\[0\]\.appProtocl: "
                      r'unknown field "appProtocl" \(did you mean "appProtocol"\?\)$', done.stdout, re.MULTILINE)
-    assert "9 error(s)" in done.stdout + done.stderr
+    assert "10 error(s)" in done.stdout + done.stderr

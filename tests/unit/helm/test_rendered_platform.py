@@ -23,11 +23,18 @@ GRPC_SERVICES = {
     "scorer": "scicustom.scorers.v1.ScorerService",
     "builds": "scicustom.builds.v1.BuildService",
     "ingest": "scicustom.ingest.v1.IngestService",
+    "papers": "scicustom.papers.v1.PaperService",
 }
-# stage -> topic it consumes.
+# stage -> topic it consumes (services/scicustom/workers/topics.py).
 STAGES = {
     "tag": "scicustom.ingest.items-imported",
     "index": "scicustom.ingest.items-tagged",
+    "parse": "scicustom.paper.submitted",
+    "extract-qa": "scicustom.paper.parsed",
+    "extract-recipes": "scicustom.paper.parsed",
+    "extract-hypotheses": "scicustom.paper.parsed",
+    "standing": "scicustom.ingest.items-indexed",
+    "standing-notify": "scicustom.build.completed",
     "vote": "scicustom.build.requested",
     "candidates": "scicustom.build.units-voted",
     "cutoff": "scicustom.build.candidates-ready",
@@ -35,6 +42,8 @@ STAGES = {
     "generate": "scicustom.build.subset-selected",
     "complete": "scicustom.build.benchmark-generated",
 }
+# stage -> its values entry: worker-<stage>, shortened where that exceeds the schema's 22 characters.
+WORKERS = {stage: f"worker-{stage}" for stage in STAGES} | {"extract-hypotheses": "worker-extract-hyps"}
 PORT = 50051
 
 
@@ -49,8 +58,8 @@ def test_kinds_and_counts_of_the_gpu_install(gpu_docs: list[dict[str, Any]]) -> 
     for doc in gpu_docs:
         counts[doc["kind"]] = counts.get(doc["kind"], 0) + 1
     assert counts == {
-        "ServiceAccount": 3, "ConfigMap": 1, "Service": 9, "Deployment": 17, "HorizontalPodAutoscaler": 9,
-        "InferenceService": 1, "NetworkPolicy": 19, "PodDisruptionBudget": 17, "ScaledObject": 8,
+        "ServiceAccount": 3, "ConfigMap": 1, "Service": 10, "Deployment": 24, "HorizontalPodAutoscaler": 10,
+        "InferenceService": 1, "NetworkPolicy": 26, "PodDisruptionBudget": 24, "ScaledObject": 14,
         "TriggerAuthentication": 1, "Job": 1,
     }
 
@@ -74,9 +83,9 @@ def test_every_grpc_service_has_a_deployment_an_h2c_service_and_an_hpa(gpu_docs:
 def test_every_worker_stage_has_a_deployment_with_only_the_health_port_and_a_scaled_object(
         gpu_docs: list[dict[str, Any]]) -> None:
     deployments, scaled = by_kind(gpu_docs, "Deployment"), by_kind(gpu_docs, "ScaledObject")
-    assert sorted(scaled) == sorted(f"scicustom-worker-{s}" for s in STAGES)
+    assert sorted(scaled) == sorted(f"scicustom-{w}" for w in WORKERS.values())
     for stage, topic in STAGES.items():
-        full = f"scicustom-worker-{stage}"
+        full = f"scicustom-{WORKERS[stage]}"
         container = _container(deployments[full])
         assert container["command"] == ["scicustom", "--profile", "cluster", "worker", stage]
         assert container["ports"] == [{"name": "health", "containerPort": PORT, "protocol": "TCP"}]
@@ -105,7 +114,7 @@ def test_every_worker_stage_has_a_deployment_with_only_the_health_port_and_a_sca
 
 def test_every_process_is_probed_on_the_grpc_health_service(gpu_docs: list[dict[str, Any]]) -> None:
     expected = {f"scicustom-{n}": s for n, s in GRPC_SERVICES.items()}
-    expected |= {f"scicustom-worker-{s}": f"scicustom.worker.{s}" for s in STAGES}
+    expected |= {f"scicustom-{WORKERS[s]}": f"scicustom.worker.{s}" for s in STAGES}
     deployments = by_kind(gpu_docs, "Deployment")
     assert sorted(deployments) == sorted(expected)
     for name, health in expected.items():
@@ -117,7 +126,7 @@ def test_every_process_is_probed_on_the_grpc_health_service(gpu_docs: list[dict[
 
 def test_pods_are_non_root_read_only_and_bounded(gpu_docs: list[dict[str, Any]]) -> None:
     pods = [d["spec"]["template"]["spec"] for d in gpu_docs if d["kind"] in ("Deployment", "Job")]
-    assert len(pods) == 18
+    assert len(pods) == 25
     for pod in pods:
         assert pod["securityContext"]["runAsNonRoot"] is True
         assert pod["securityContext"]["runAsUser"] == 10001
@@ -133,10 +142,11 @@ def test_pods_are_non_root_read_only_and_bounded(gpu_docs: list[dict[str, Any]])
 
 def test_workers_get_time_to_finish_and_commit(gpu_docs: list[dict[str, Any]]) -> None:
     deployments = by_kind(gpu_docs, "Deployment")
-    grace = {s: deployments[f"scicustom-worker-{s}"]["spec"]["template"]["spec"]["terminationGracePeriodSeconds"]
+    grace = {s: deployments[f"scicustom-{WORKERS[s]}"]["spec"]["template"]["spec"]["terminationGracePeriodSeconds"]
              for s in STAGES}
-    assert grace == {"tag": 120, "index": 120, "vote": 420, "candidates": 180, "cutoff": 120, "select": 180,
-                     "generate": 900, "complete": 120}
+    assert grace == {"tag": 120, "index": 120, "parse": 120, "extract-qa": 900, "extract-recipes": 780,
+                     "extract-hypotheses": 420, "vote": 420, "candidates": 180, "cutoff": 120, "select": 180,
+                     "generate": 900, "complete": 120, "standing": 120, "standing-notify": 120}
     assert deployments["scicustom-builds"]["spec"]["template"]["spec"]["terminationGracePeriodSeconds"] == 30
 
 

@@ -75,6 +75,7 @@ class BuildState:
     error_field: str = ""
     files: list[dict[str, Any]] = field(default_factory=list)
     n_mcq: int = 0
+    coverage: dict[str, Any] = field(default_factory=dict)   # status, thin_units, message (succeeded only)
 
     @property
     def terminal(self) -> bool:
@@ -156,6 +157,7 @@ class BuildRecords:
         if self.manifest_key in present:
             manifest = self.read_json(self.manifest_key)
             state.state, state.files, state.n_mcq = "succeeded", manifest["files"], int(manifest["n_mcq"])
+            state.coverage = dict(manifest.get("coverage", {}))
         elif self.failed_key in present:
             failure = self.read_json(self.failed_key)
             state.state = "cancelled" if failure["code"] == "CANCELLED" else "failed"

@@ -26,7 +26,8 @@ from scicustom.app.build.build_records import (
 )
 from scicustom.app.build.build_spec import BuildSpec
 from scicustom.app.build.request import BuildRequest, checked_request_id
-from scicustom.app.field_checks import bounded
+from scicustom.app.build.standing import StandingBuilds
+from scicustom.app.field_checks import at_most, bounded
 from scicustom.core.canonical_json import canonical_bytes
 from scicustom.core.errors import InvalidInput
 from scicustom.ports import ObjectStore
@@ -34,6 +35,7 @@ from scicustom.ports import ObjectStore
 MAX_PAGE = 100
 DEFAULT_PAGE = 20
 WATCH_POLL_S = 0.2
+MAX_STANDING_MIN_NEW_ITEMS = 100000
 
 
 @dataclass(frozen=True)
@@ -63,9 +65,21 @@ class BuildControl:
             raise InvalidInput("build_id", f"{build_id!r} is not a build id")
         return BuildRecords(self.store, build_id)
 
-    def create(self, request: BuildRequest, request_id: str = "") -> CreatedBuild:
-        """Idempotent on `request_id`: a repeated id names the build the first request created."""
+    def create(self, request: BuildRequest, request_id: str = "", since_build_id: str = "",
+               standing_min_new_items: int = 0) -> CreatedBuild:
+        """Idempotent on `request_id`: a repeated id names the build the first request created.
+        `since_build_id`: a succeeded build the outputs are compared with (diff.json);
+        `standing_min_new_items` > 0 also makes the build standing (app/build/standing.py)."""
         checked_request_id(request_id)
+        at_most(standing_min_new_items, "standing_min_new_items", MAX_STANDING_MIN_NEW_ITEMS)
+        if since_build_id:
+            if "/" in since_build_id or since_build_id.startswith("."):
+                raise InvalidInput("since_build_id", f"{since_build_id!r} is not a build id")
+            previous = BuildRecords(self.store, since_build_id)
+            if not previous.exists():
+                raise InvalidInput("since_build_id", f"no build {since_build_id!r}")
+            if previous.state().state != "succeeded":
+                raise InvalidInput("since_build_id", f"build {since_build_id} has not succeeded")
         request_key = ""
         if request_id:
             request_key = f"{REQUESTS_PREFIX}{hashlib.sha256(request_id.encode()).hexdigest()}.json"
@@ -73,12 +87,29 @@ class BuildControl:
                 return CreatedBuild(self.records(json.loads(self.store.get_bytes(request_key))["build_id"]).build_id,
                                     None)
         records = BuildRecords(self.store, new_build_id(request_id))
-        stored = {"spec": BuildSpec.of(request).to_record(), "created": datetime.now(UTC).isoformat(),
-                  "requirement_name": request.requirement.name, "request_id": request_id}
-        spec = put_object(self.store, records.spec_key, canonical_bytes(stored))
+        standing_id = f"s{records.build_id[1:]}" if standing_min_new_items else ""
+        created = self._store_spec(records, BuildSpec.of(request), request.requirement.name, request_id,
+                                   since_build_id, standing_id)
+        if standing_id:
+            StandingBuilds(self._holder).register(standing_id, records.build_id, standing_min_new_items)
         if request_key:
             self.store.put_bytes(request_key, json.dumps({"build_id": records.build_id}).encode())
-        return CreatedBuild(records.build_id, spec)
+        return created
+
+    def _store_spec(self, records: BuildRecords, spec: BuildSpec, requirement_name: str, request_id: str,
+                    since_build_id: str, standing_id: str) -> CreatedBuild:
+        stored = {"spec": spec.to_record(), "created": datetime.now(UTC).isoformat(),
+                  "requirement_name": requirement_name, "request_id": request_id,
+                  "since_build_id": since_build_id, "standing_id": standing_id}
+        return CreatedBuild(records.build_id, put_object(self.store, records.spec_key, canonical_bytes(stored)))
+
+    def rebuild(self, spec_build_id: str, since_build_id: str, standing_id: str) -> CreatedBuild:
+        """A standing build's update: the spec of `spec_build_id` again, compared with `since_build_id`
+        (its last succeeded build; empty when none succeeded)."""
+        previous = self.records(spec_build_id)
+        stored = previous.read_json(previous.spec_key)
+        return self._store_spec(BuildRecords(self.store, new_build_id()), BuildSpec.from_record(stored["spec"]),
+                                stored["requirement_name"], "", since_build_id, standing_id)
 
     def get(self, build_id: str) -> BuildState:
         return self.records(build_id).state()

@@ -21,14 +21,19 @@ def build_config(requirement: Requirement, params: BuildParams, jury: JuryOption
                         "description": requirement.description},
         "params": {"method": params.method, "k1": params.k1, "k2": params.k2,
                    "proxy_samples": params.proxy_samples, "seed": params.seed,
-                   "relevance_quantile": jury.relevance_quantile},
+                   "relevance_quantile": jury.relevance_quantile, "min_items": params.min_items},
         "corpus": versions,
         "judges": {
             "mode": "llm" if jury.llm_judges else "offline",
             "voting": result.judges["voting"],
             "relevance": result.judges["relevance"],
             "mcq_writer": writer_name or OFFLINE_WRITER,
+            "acceptance": result.validity.get("judge_acceptance", {}),
+            "agreement": result.cutoff.get("agreement", {}),
         },
+        "coverage": result.status,
+        "validity": result.validity,
+        "quality_gate": result.quality,
         "warnings": result.warnings,
     }
 

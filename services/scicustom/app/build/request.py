@@ -14,7 +14,7 @@ from pathlib import Path
 import yaml
 
 from scicustom.app.field_checks import at_most
-from scicustom.core.build.pipeline import BuildParams
+from scicustom.core.build.pipeline import DEFAULT_MIN_ITEMS, BuildParams
 from scicustom.core.errors import InvalidInput
 from scicustom.core.requirement import Requirement, requirement_from_mapping, requirement_from_text
 
@@ -125,6 +125,7 @@ class BuildOptions:
     seed: int = 0
     llm_judges: bool = False
     relevance_quantile: float | None = None
+    min_items: int | None = None      # the thin-coverage floor (default DEFAULT_MIN_ITEMS)
 
 
 def _count(value: int | None, field: str, high: int, default: int) -> int:
@@ -138,7 +139,8 @@ def build_params(requirement: Requirement, options: BuildOptions) -> BuildParams
         k1=_count(options.k1, "k1", MAX_K1, requirement.k1),
         k2=_count(options.k2, "k2", MAX_K2, requirement.k2),
         proxy_samples=_count(options.proxy_samples, "proxy_samples", MAX_PROXY_SAMPLES, requirement.proxy_samples),
-        seed=options.seed)
+        seed=options.seed,
+        min_items=_count(options.min_items, "min_items", MAX_K2, DEFAULT_MIN_ITEMS))
     params.validate()
     return params
 

@@ -22,6 +22,7 @@ from scicustom.app.build.build_records import (
 from scicustom.app.build.build_spec import BuildSpec
 from scicustom.app.build.output_files import render_files
 from scicustom.app.build.request import JuryOptions
+from scicustom.app.build.since import previous_stored_build, with_diff
 from scicustom.core.build.pipeline import BuildPipeline, BuildWorld
 from scicustom.core.build.stage_records import CandidateList, CutoffStage, Generated, Selection, VotedUnits
 from scicustom.core.canonical_json import canonical_bytes
@@ -140,17 +141,27 @@ class BuildStage:
                 CutoffStage.from_record(records.stage_record("cutoff")),
                 Selection.from_record(records.stage_record("select")),
                 Generated.from_record(records.stage_record("generate")))
-            files = render_files(requirement, spec.params, spec.jury, versions, result,
-                                 world.mcq_writer.name if world.mcq_writer else None)
+            since = str(records.read_json(records.spec_key).get("since_build_id", ""))
+            files = with_diff(render_files(requirement, spec.params, spec.jury, versions, result,
+                                           world.mcq_writer.name if world.mcq_writer else None),
+                              previous_stored_build(self.store, since) if since else None, since)
             listed = []
             for name, text in files.items():
                 ref = put_object(self.store, records.output_key(name), text.encode())
                 listed.append({"name": name, "key": ref.key, "sha256": ref.sha256, "size_bytes": ref.size_bytes})
             records.write_json(records.timing_key("complete"), {"seconds": round(time.perf_counter() - started, 3)})
-            records.write_json(records.manifest_key, {"files": listed, "n_mcq": len(result.benchmark)})
+            records.write_json(records.manifest_key, {"files": listed, "n_mcq": len(result.benchmark),
+                                                      "coverage": _coverage_summary(result.status)})
         manifest = records.read_json(records.manifest_key)
         return BuildCompleted(stored_object(self.store, records.manifest_key), int(manifest["n_mcq"]))
 
     def _failed(self, records: BuildRecords, code: str, reason: str, field: str = "") -> BuildFailed:
         failure = records.record_failure(self.stage, code, reason, field)
         return BuildFailed(failure["stage"], failure["code"], failure["field"], failure["reason"])
+
+
+def _coverage_summary(status: dict[str, Any]) -> dict[str, Any]:
+    """What the Build status carries: ok/thin, the thin voted units, and what would fill them."""
+    message = f"{status['message']}; {status['suggestion']}" if status.get("status") == "thin" else ""
+    return {"status": status.get("status", "ok"), "thin_units": list(status.get("thin_units", [])),
+            "message": message}

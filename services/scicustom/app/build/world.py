@@ -18,10 +18,16 @@ from scicustom.core.build.local_judges import (
     EmbeddingUnitRanker,
     ProfileBM25UnitRanker,
     PrototypeUnitRanker,
-    local_relevance_jury,
     unit_prototypes,
 )
 from scicustom.core.build.pipeline import BuildWorld
+from scicustom.core.build.relevance import (
+    RelevanceModel,
+    TopicEvidence,
+    exclusive_unit_terms,
+    offline_relevance_jury,
+    packaged_calibration,
+)
 from scicustom.core.build.vote import VoteResult
 from scicustom.core.corpus_item import CorpusItem
 from scicustom.core.errors import PreconditionFailed
@@ -67,32 +73,37 @@ def assemble_world(components: Components, requirement: Requirement, seed: int, 
     scientific = {u.id for u in catalog.scientific()}
     item_units = {i: [u for u, _ in units if u in scientific] for i, units in tags.items() if i in items}
     rankers: list[UnitRanker]
-    relevance: Callable[[Requirement, VoteResult | None], Sequence[RelevanceJudge]]
     writer: MCQWriter | None = None
+    order = sorted(items)
+    # The offline relevance jury runs in every build; with --llm-judges the requirement's LLM judges
+    # join it (issue 13), so their agreement with the offline judges can be reported.
+    progress("jury", 0, 1)
+    rng = np.random.default_rng(seed)
+    background_rows = [int(i) for i in sorted(rng.choice(len(order), min(BACKGROUND_SAMPLE, len(order)),
+                                                           replace=False))]
+    order_rows = matrix[[row_of[i] for i in order]]  # rows in `order`, what the evidence indexes
+    text_of = {i: it.text for i, it in items.items()}
+    vectors = _VectorView(row_of, matrix)
+    model = RelevanceModel.packaged()
+    llm_jury: list[RelevanceJudge] = []
     if jury.llm_judges:  # request.jury_options checked that the requirement lists them
         frequency = index.unit_counts()
         rankers = [LLMUnitRanker(components.llm, j.litellm_model, frequency) for j in requirement.voting_judges]
         llm_jury = [LLMRelevanceJudge(components.llm, j.litellm_model) for j in requirement.relevance_judges]
-        relevance = lambda req, votes: llm_jury  # noqa: E731
         if requirement.mcq_writer:
             writer = LLMMCQWriter(components.llm, requirement.mcq_writer.litellm_model)
     else:
-        progress("jury", 0, 1)
-        order = sorted(items)
         row_ids = [i for i in order if item_units.get(i)]
         prototypes = unit_prototypes(matrix[[row_of[i] for i in row_ids]], [item_units[i] for i in row_ids])
         rankers = [EmbeddingUnitRanker(embedder), ProfileBM25UnitRanker(_unit_profiles(catalog, items, tags)),
                    PrototypeUnitRanker(embedder, prototypes)]
-        rng = np.random.default_rng(seed)
-        background = [items[order[i]] for i in sorted(rng.choice(len(order), min(BACKGROUND_SAMPLE, len(order)),
-                                                                  replace=False))]
-        vectors = _VectorView(row_of, matrix)
 
-        def relevance(req: Requirement, votes: VoteResult | None) -> Sequence[RelevanceJudge]:
-            voted = list(votes.units) if votes else []
-            return local_relevance_jury(req, embedder, vectors, background, voted, item_units,
-                                        jury.relevance_quantile)
-        progress("jury", 1, 1)
+    def relevance(req: Requirement, votes: VoteResult | None) -> Sequence[RelevanceJudge]:
+        voted = [catalog.by_id(u) for u in votes.units] if votes else []
+        unit_terms = sorted({t for terms in exclusive_unit_terms(voted).values() for t in terms})
+        evidence = TopicEvidence(req, embedder, order, order_rows, background_rows, text_of, unit_terms)
+        return [*offline_relevance_jury(evidence, vectors, model), *llm_jury]
+    progress("jury", 1, 1)
 
     def intrinsic(needed: Sequence[CorpusItem]) -> Mapping[str, tuple[float, float]]:
         ensure_intrinsic_scores(components.corpus, components.perplexity, needed, show_progress=False)
@@ -104,8 +115,7 @@ def assemble_world(components: Components, requirement: Requirement, seed: int, 
     def neighbour_answers(item: CorpusItem) -> list[str]:
         return neighbours(item.id, item_units.get(item.id, []), vector(item.id))
 
-    all_ids = sorted(items)
-    all_rows = matrix[[row_of[i] for i in all_ids]]
+    all_ids, all_rows = order, order_rows
 
     world = BuildWorld(
         catalog=catalog, items=items, index=index, vector=vector,
@@ -113,6 +123,7 @@ def assemble_world(components: Components, requirement: Requirement, seed: int, 
         all_item_similarity=lambda v: (all_ids, all_rows @ v),
         unit_rankers=rankers, relevance_jury=relevance, intrinsic=intrinsic,
         neighbour_answers=neighbour_answers, mcq_writer=writer, progress=progress,
+        calibration=packaged_calibration(),
     )
     versions = {
         "n_items": len(items),
@@ -122,6 +133,7 @@ def assemble_world(components: Components, requirement: Requirement, seed: int, 
         "hardness_model": components.perplexity.name,
         "units_version": catalog.version,
         "n_units": len(catalog),
+        "relevance_model": model.trained_on,
     }
     return world, versions
 

@@ -25,35 +25,35 @@ _sym_db = _symbol_database.Default()
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n scicustom/builds/v1/builds.proto\x12\x13scicustom.builds.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\xec\x01\n\x12\x43reateBuildRequest\x12\x1a\n\x10requirement_yaml\x18\x01 \x01(\tH\x00\x12\x1a\n\x10requirement_text\x18\x02 \x01(\tH\x00\x12\x0e\n\x06method\x18\x03 \x01(\t\x12\n\n\x02k1\x18\x04 \x01(\r\x12\n\n\x02k2\x18\x05 \x01(\r\x12\x15\n\rproxy_samples\x18\x06 \x01(\r\x12\x0c\n\x04seed\x18\x07 \x01(\x03\x12\x1a\n\x12relevance_quantile\x18\x08 \x01(\x01\x12\x12\n\nllm_judges\x18\t \x01(\x08\x12\x12\n\nrequest_id\x18\n \x01(\tB\r\n\x0brequirement\"#\n\x0fGetBuildRequest\x12\x10\n\x08\x62uild_id\x18\x01 \x01(\t\":\n\x11ListBuildsRequest\x12\x11\n\tpage_size\x18\x01 \x01(\r\x12\x12\n\npage_token\x18\x02 \x01(\t\"Y\n\x12ListBuildsResponse\x12*\n\x06\x62uilds\x18\x01 \x03(\x0b\x32\x1a.scicustom.builds.v1.Build\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"%\n\x11WatchBuildRequest\x12\x10\n\x08\x62uild_id\x18\x01 \x01(\t\"&\n\x12\x43\x61ncelBuildRequest\x12\x10\n\x08\x62uild_id\x18\x01 \x01(\t\";\n\x0bStageStatus\x12\r\n\x05stage\x18\x01 \x01(\t\x12\x0c\n\x04\x64one\x18\x02 \x01(\x08\x12\x0f\n\x07seconds\x18\x03 \x01(\x01\"K\n\nOutputFile\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0b\n\x03key\x18\x02 \x01(\t\x12\x0e\n\x06sha256\x18\x03 \x01(\t\x12\x12\n\nsize_bytes\x18\x04 \x01(\x04\"\xb5\x02\n\x05\x42uild\x12\x10\n\x08\x62uild_id\x18\x01 \x01(\t\x12.\n\x05state\x18\x02 \x01(\x0e\x32\x1f.scicustom.builds.v1.BuildState\x12\x18\n\x10requirement_name\x18\x03 \x01(\t\x12\x0e\n\x06method\x18\x04 \x01(\t\x12+\n\x07\x63reated\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x30\n\x06stages\x18\x06 \x03(\x0b\x32 .scicustom.builds.v1.StageStatus\x12\r\n\x05\x65rror\x18\x07 \x01(\t\x12\x13\n\x0b\x65rror_field\x18\x08 \x01(\t\x12.\n\x05\x66iles\x18\t \x03(\x0b\x32\x1f.scicustom.builds.v1.OutputFile\x12\r\n\x05n_mcq\x18\n \x01(\r\"|\n\rBuildProgress\x12)\n\x05\x62uild\x18\x01 \x01(\x0b\x32\x1a.scicustom.builds.v1.Build\x12\x15\n\rcurrent_stage\x18\x02 \x01(\t\x12\x13\n\x0bstages_done\x18\x03 \x01(\r\x12\x14\n\x0cstages_total\x18\x04 \x01(\r*\xa8\x01\n\nBuildState\x12\x1b\n\x17\x42UILD_STATE_UNSPECIFIED\x10\x00\x12\x16\n\x12\x42UILD_STATE_QUEUED\x10\x01\x12\x17\n\x13\x42UILD_STATE_RUNNING\x10\x02\x12\x19\n\x15\x42UILD_STATE_SUCCEEDED\x10\x03\x12\x16\n\x12\x42UILD_STATE_FAILED\x10\x04\x12\x19\n\x15\x42UILD_STATE_CANCELLED\x10\x05\x32\xbf\x03\n\x0c\x42uildService\x12R\n\x0b\x43reateBuild\x12\'.scicustom.builds.v1.CreateBuildRequest\x1a\x1a.scicustom.builds.v1.Build\x12L\n\x08GetBuild\x12$.scicustom.builds.v1.GetBuildRequest\x1a\x1a.scicustom.builds.v1.Build\x12]\n\nListBuilds\x12&.scicustom.builds.v1.ListBuildsRequest\x1a\'.scicustom.builds.v1.ListBuildsResponse\x12Z\n\nWatchBuild\x12&.scicustom.builds.v1.WatchBuildRequest\x1a\".scicustom.builds.v1.BuildProgress0\x01\x12R\n\x0b\x43\x61ncelBuild\x12\'.scicustom.builds.v1.CancelBuildRequest\x1a\x1a.scicustom.builds.v1.Buildb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n scicustom/builds/v1/builds.proto\x12\x13scicustom.builds.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\xb7\x02\n\x12\x43reateBuildRequest\x12\x1a\n\x10requirement_yaml\x18\x01 \x01(\tH\x00\x12\x1a\n\x10requirement_text\x18\x02 \x01(\tH\x00\x12\x0e\n\x06method\x18\x03 \x01(\t\x12\n\n\x02k1\x18\x04 \x01(\r\x12\n\n\x02k2\x18\x05 \x01(\r\x12\x15\n\rproxy_samples\x18\x06 \x01(\r\x12\x0c\n\x04seed\x18\x07 \x01(\x03\x12\x1a\n\x12relevance_quantile\x18\x08 \x01(\x01\x12\x12\n\nllm_judges\x18\t \x01(\x08\x12\x12\n\nrequest_id\x18\n \x01(\t\x12\x11\n\tmin_items\x18\x0b \x01(\r\x12\x16\n\x0esince_build_id\x18\x0c \x01(\t\x12\x1e\n\x16standing_min_new_items\x18\r \x01(\rB\r\n\x0brequirement\"#\n\x0fGetBuildRequest\x12\x10\n\x08\x62uild_id\x18\x01 \x01(\t\":\n\x11ListBuildsRequest\x12\x11\n\tpage_size\x18\x01 \x01(\r\x12\x12\n\npage_token\x18\x02 \x01(\t\"Y\n\x12ListBuildsResponse\x12*\n\x06\x62uilds\x18\x01 \x03(\x0b\x32\x1a.scicustom.builds.v1.Build\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"%\n\x11WatchBuildRequest\x12\x10\n\x08\x62uild_id\x18\x01 \x01(\t\"&\n\x12\x43\x61ncelBuildRequest\x12\x10\n\x08\x62uild_id\x18\x01 \x01(\t\";\n\x0bStageStatus\x12\r\n\x05stage\x18\x01 \x01(\t\x12\x0c\n\x04\x64one\x18\x02 \x01(\x08\x12\x0f\n\x07seconds\x18\x03 \x01(\x01\"K\n\nOutputFile\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0b\n\x03key\x18\x02 \x01(\t\x12\x0e\n\x06sha256\x18\x03 \x01(\t\x12\x12\n\nsize_bytes\x18\x04 \x01(\x04\"\xa9\x03\n\x05\x42uild\x12\x10\n\x08\x62uild_id\x18\x01 \x01(\t\x12.\n\x05state\x18\x02 \x01(\x0e\x32\x1f.scicustom.builds.v1.BuildState\x12\x18\n\x10requirement_name\x18\x03 \x01(\t\x12\x0e\n\x06method\x18\x04 \x01(\t\x12+\n\x07\x63reated\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x30\n\x06stages\x18\x06 \x03(\x0b\x32 .scicustom.builds.v1.StageStatus\x12\r\n\x05\x65rror\x18\x07 \x01(\t\x12\x13\n\x0b\x65rror_field\x18\x08 \x01(\t\x12.\n\x05\x66iles\x18\t \x03(\x0b\x32\x1f.scicustom.builds.v1.OutputFile\x12\r\n\x05n_mcq\x18\n \x01(\r\x12\x17\n\x0f\x63overage_status\x18\x0b \x01(\t\x12\x12\n\nthin_units\x18\x0c \x03(\t\x12\x18\n\x10\x63overage_message\x18\r \x01(\t\x12\x16\n\x0esince_build_id\x18\x0e \x01(\t\x12\x13\n\x0bstanding_id\x18\x0f \x01(\t\"|\n\rBuildProgress\x12)\n\x05\x62uild\x18\x01 \x01(\x0b\x32\x1a.scicustom.builds.v1.Build\x12\x15\n\rcurrent_stage\x18\x02 \x01(\t\x12\x13\n\x0bstages_done\x18\x03 \x01(\r\x12\x14\n\x0cstages_total\x18\x04 \x01(\r*\xa8\x01\n\nBuildState\x12\x1b\n\x17\x42UILD_STATE_UNSPECIFIED\x10\x00\x12\x16\n\x12\x42UILD_STATE_QUEUED\x10\x01\x12\x17\n\x13\x42UILD_STATE_RUNNING\x10\x02\x12\x19\n\x15\x42UILD_STATE_SUCCEEDED\x10\x03\x12\x16\n\x12\x42UILD_STATE_FAILED\x10\x04\x12\x19\n\x15\x42UILD_STATE_CANCELLED\x10\x05\x32\xbf\x03\n\x0c\x42uildService\x12R\n\x0b\x43reateBuild\x12\'.scicustom.builds.v1.CreateBuildRequest\x1a\x1a.scicustom.builds.v1.Build\x12L\n\x08GetBuild\x12$.scicustom.builds.v1.GetBuildRequest\x1a\x1a.scicustom.builds.v1.Build\x12]\n\nListBuilds\x12&.scicustom.builds.v1.ListBuildsRequest\x1a\'.scicustom.builds.v1.ListBuildsResponse\x12Z\n\nWatchBuild\x12&.scicustom.builds.v1.WatchBuildRequest\x1a\".scicustom.builds.v1.BuildProgress0\x01\x12R\n\x0b\x43\x61ncelBuild\x12\'.scicustom.builds.v1.CancelBuildRequest\x1a\x1a.scicustom.builds.v1.Buildb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'scicustom.builds.v1.builds_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_BUILDSTATE']._serialized_start=1173
-  _globals['_BUILDSTATE']._serialized_end=1341
+  _globals['_BUILDSTATE']._serialized_start=1364
+  _globals['_BUILDSTATE']._serialized_end=1532
   _globals['_CREATEBUILDREQUEST']._serialized_start=91
-  _globals['_CREATEBUILDREQUEST']._serialized_end=327
-  _globals['_GETBUILDREQUEST']._serialized_start=329
-  _globals['_GETBUILDREQUEST']._serialized_end=364
-  _globals['_LISTBUILDSREQUEST']._serialized_start=366
-  _globals['_LISTBUILDSREQUEST']._serialized_end=424
-  _globals['_LISTBUILDSRESPONSE']._serialized_start=426
-  _globals['_LISTBUILDSRESPONSE']._serialized_end=515
-  _globals['_WATCHBUILDREQUEST']._serialized_start=517
-  _globals['_WATCHBUILDREQUEST']._serialized_end=554
-  _globals['_CANCELBUILDREQUEST']._serialized_start=556
-  _globals['_CANCELBUILDREQUEST']._serialized_end=594
-  _globals['_STAGESTATUS']._serialized_start=596
-  _globals['_STAGESTATUS']._serialized_end=655
-  _globals['_OUTPUTFILE']._serialized_start=657
-  _globals['_OUTPUTFILE']._serialized_end=732
-  _globals['_BUILD']._serialized_start=735
-  _globals['_BUILD']._serialized_end=1044
-  _globals['_BUILDPROGRESS']._serialized_start=1046
-  _globals['_BUILDPROGRESS']._serialized_end=1170
-  _globals['_BUILDSERVICE']._serialized_start=1344
-  _globals['_BUILDSERVICE']._serialized_end=1791
+  _globals['_CREATEBUILDREQUEST']._serialized_end=402
+  _globals['_GETBUILDREQUEST']._serialized_start=404
+  _globals['_GETBUILDREQUEST']._serialized_end=439
+  _globals['_LISTBUILDSREQUEST']._serialized_start=441
+  _globals['_LISTBUILDSREQUEST']._serialized_end=499
+  _globals['_LISTBUILDSRESPONSE']._serialized_start=501
+  _globals['_LISTBUILDSRESPONSE']._serialized_end=590
+  _globals['_WATCHBUILDREQUEST']._serialized_start=592
+  _globals['_WATCHBUILDREQUEST']._serialized_end=629
+  _globals['_CANCELBUILDREQUEST']._serialized_start=631
+  _globals['_CANCELBUILDREQUEST']._serialized_end=669
+  _globals['_STAGESTATUS']._serialized_start=671
+  _globals['_STAGESTATUS']._serialized_end=730
+  _globals['_OUTPUTFILE']._serialized_start=732
+  _globals['_OUTPUTFILE']._serialized_end=807
+  _globals['_BUILD']._serialized_start=810
+  _globals['_BUILD']._serialized_end=1235
+  _globals['_BUILDPROGRESS']._serialized_start=1237
+  _globals['_BUILDPROGRESS']._serialized_end=1361
+  _globals['_BUILDSERVICE']._serialized_start=1535
+  _globals['_BUILDSERVICE']._serialized_end=1982
 # @@protoc_insertion_point(module_scope)

@@ -26,7 +26,7 @@ BUILD_STATE_FAILED: BuildState
 BUILD_STATE_CANCELLED: BuildState
 
 class CreateBuildRequest(_message.Message):
-    __slots__ = ("requirement_yaml", "requirement_text", "method", "k1", "k2", "proxy_samples", "seed", "relevance_quantile", "llm_judges", "request_id")
+    __slots__ = ("requirement_yaml", "requirement_text", "method", "k1", "k2", "proxy_samples", "seed", "relevance_quantile", "llm_judges", "request_id", "min_items", "since_build_id", "standing_min_new_items")
     REQUIREMENT_YAML_FIELD_NUMBER: _ClassVar[int]
     REQUIREMENT_TEXT_FIELD_NUMBER: _ClassVar[int]
     METHOD_FIELD_NUMBER: _ClassVar[int]
@@ -37,6 +37,9 @@ class CreateBuildRequest(_message.Message):
     RELEVANCE_QUANTILE_FIELD_NUMBER: _ClassVar[int]
     LLM_JUDGES_FIELD_NUMBER: _ClassVar[int]
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    MIN_ITEMS_FIELD_NUMBER: _ClassVar[int]
+    SINCE_BUILD_ID_FIELD_NUMBER: _ClassVar[int]
+    STANDING_MIN_NEW_ITEMS_FIELD_NUMBER: _ClassVar[int]
     requirement_yaml: str
     requirement_text: str
     method: str
@@ -47,7 +50,10 @@ class CreateBuildRequest(_message.Message):
     relevance_quantile: float
     llm_judges: bool
     request_id: str
-    def __init__(self, requirement_yaml: _Optional[str] = ..., requirement_text: _Optional[str] = ..., method: _Optional[str] = ..., k1: _Optional[int] = ..., k2: _Optional[int] = ..., proxy_samples: _Optional[int] = ..., seed: _Optional[int] = ..., relevance_quantile: _Optional[float] = ..., llm_judges: _Optional[bool] = ..., request_id: _Optional[str] = ...) -> None: ...
+    min_items: int
+    since_build_id: str
+    standing_min_new_items: int
+    def __init__(self, requirement_yaml: _Optional[str] = ..., requirement_text: _Optional[str] = ..., method: _Optional[str] = ..., k1: _Optional[int] = ..., k2: _Optional[int] = ..., proxy_samples: _Optional[int] = ..., seed: _Optional[int] = ..., relevance_quantile: _Optional[float] = ..., llm_judges: _Optional[bool] = ..., request_id: _Optional[str] = ..., min_items: _Optional[int] = ..., since_build_id: _Optional[str] = ..., standing_min_new_items: _Optional[int] = ...) -> None: ...
 
 class GetBuildRequest(_message.Message):
     __slots__ = ("build_id",)
@@ -106,7 +112,7 @@ class OutputFile(_message.Message):
     def __init__(self, name: _Optional[str] = ..., key: _Optional[str] = ..., sha256: _Optional[str] = ..., size_bytes: _Optional[int] = ...) -> None: ...
 
 class Build(_message.Message):
-    __slots__ = ("build_id", "state", "requirement_name", "method", "created", "stages", "error", "error_field", "files", "n_mcq")
+    __slots__ = ("build_id", "state", "requirement_name", "method", "created", "stages", "error", "error_field", "files", "n_mcq", "coverage_status", "thin_units", "coverage_message", "since_build_id", "standing_id")
     BUILD_ID_FIELD_NUMBER: _ClassVar[int]
     STATE_FIELD_NUMBER: _ClassVar[int]
     REQUIREMENT_NAME_FIELD_NUMBER: _ClassVar[int]
@@ -117,6 +123,11 @@ class Build(_message.Message):
     ERROR_FIELD_FIELD_NUMBER: _ClassVar[int]
     FILES_FIELD_NUMBER: _ClassVar[int]
     N_MCQ_FIELD_NUMBER: _ClassVar[int]
+    COVERAGE_STATUS_FIELD_NUMBER: _ClassVar[int]
+    THIN_UNITS_FIELD_NUMBER: _ClassVar[int]
+    COVERAGE_MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    SINCE_BUILD_ID_FIELD_NUMBER: _ClassVar[int]
+    STANDING_ID_FIELD_NUMBER: _ClassVar[int]
     build_id: str
     state: BuildState
     requirement_name: str
@@ -127,7 +138,12 @@ class Build(_message.Message):
     error_field: str
     files: _containers.RepeatedCompositeFieldContainer[OutputFile]
     n_mcq: int
-    def __init__(self, build_id: _Optional[str] = ..., state: _Optional[_Union[BuildState, str]] = ..., requirement_name: _Optional[str] = ..., method: _Optional[str] = ..., created: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., stages: _Optional[_Iterable[_Union[StageStatus, _Mapping]]] = ..., error: _Optional[str] = ..., error_field: _Optional[str] = ..., files: _Optional[_Iterable[_Union[OutputFile, _Mapping]]] = ..., n_mcq: _Optional[int] = ...) -> None: ...
+    coverage_status: str
+    thin_units: _containers.RepeatedScalarFieldContainer[str]
+    coverage_message: str
+    since_build_id: str
+    standing_id: str
+    def __init__(self, build_id: _Optional[str] = ..., state: _Optional[_Union[BuildState, str]] = ..., requirement_name: _Optional[str] = ..., method: _Optional[str] = ..., created: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., stages: _Optional[_Iterable[_Union[StageStatus, _Mapping]]] = ..., error: _Optional[str] = ..., error_field: _Optional[str] = ..., files: _Optional[_Iterable[_Union[OutputFile, _Mapping]]] = ..., n_mcq: _Optional[int] = ..., coverage_status: _Optional[str] = ..., thin_units: _Optional[_Iterable[str]] = ..., coverage_message: _Optional[str] = ..., since_build_id: _Optional[str] = ..., standing_id: _Optional[str] = ...) -> None: ...
 
 class BuildProgress(_message.Message):
     __slots__ = ("build", "current_stage", "stages_done", "stages_total")

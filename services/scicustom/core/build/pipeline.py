@@ -18,8 +18,10 @@ from scicustom.core.build.candidates import Candidate, order_candidates
 from scicustom.core.build.cutoff import CutoffResult, Probe, binary_search_cutoff, greedy_scan
 from scicustom.core.build.mcq import MCQ, to_mcq
 from scicustom.core.build.proxy_subset import ProxyResult, select_proxy_subset
+from scicustom.core.build.quality_gate import quality_gate
 from scicustom.core.build.stage_records import CandidateList, CutoffStage, Generated, Selection, VotedUnits
-from scicustom.core.build.vote import VoteResult, aggregate_votes
+from scicustom.core.build.validity import estimate_validity, judge_with_reason
+from scicustom.core.build.vote import VoteResult, aggregate_votes, prefer_specific
 from scicustom.core.corpus_item import CorpusItem
 from scicustom.core.errors import InvalidInput
 from scicustom.core.requirement import Requirement
@@ -29,6 +31,9 @@ from scicustom.ports import MCQWriter, RelevanceJudge, UnitIndex, UnitRanker
 METHODS = ("scicustom", "embedding-knn", "embedding-filtering", "greedy-topk", "no-cutoff", "no-selection")
 EMBEDDING_POOL = 5000  # embedding-filtering: the similarity-ordered list the cutoff searches
 MIN_JURY = 3
+DEFAULT_MIN_ITEMS = 10
+THIN_SUGGESTION = ("ingest papers on these topics (`scicustom papers submit FILES` or `papers import`), "
+                   "or a corpus that covers them, then rebuild; nothing generic was added to reach k2")
 VoteFn = Callable[[int, str], dict[str, bool]]  # (position, item id) -> each judge's verdict
 
 
@@ -39,11 +44,12 @@ class BuildParams:
     k2: int = 100
     proxy_samples: int = 100
     seed: int = 0
+    min_items: int = DEFAULT_MIN_ITEMS  # below this many MCQs a build is "thin" (its own exit code)
 
     def validate(self) -> None:
         if self.method not in METHODS:
             raise InvalidInput("method", f"{self.method!r} is not one of {', '.join(METHODS)}")
-        for name in ("k1", "k2", "proxy_samples"):
+        for name in ("k1", "k2", "proxy_samples", "min_items"):
             if getattr(self, name) < 1:
                 raise InvalidInput(name, "must be >= 1")
 
@@ -61,6 +67,7 @@ class BuildWorld:
     intrinsic: Callable[[Sequence[CorpusItem]], Mapping[str, tuple[float, float]]]  # id -> (quality, hardness)
     neighbour_answers: Callable[[CorpusItem], list[str]]
     mcq_writer: MCQWriter | None = None
+    calibration: Mapping[str, Any] = field(default_factory=dict)  # the jury's measured precision (validity)
     clock: Callable[[], float] = field(default=lambda: 0.0)
     progress: Callable[[str, int, int], None] = field(default=lambda stage, done, total: None)
 
@@ -76,6 +83,35 @@ class BuildResult:
     warnings: list[str]
     timings: dict[str, float]
     judges: dict[str, list[str]]
+    status: dict[str, Any] = field(default_factory=dict)      # "ok" or "thin", the thin units, a suggestion
+    validity: dict[str, Any] = field(default_factory=dict)    # estimated on-topic share with its CI
+    quality: dict[str, Any] = field(default_factory=dict)     # MCQ quality gate counts per reason
+
+    @property
+    def thin(self) -> bool:
+        return self.status.get("status") == "thin"
+
+
+def _majority(verdicts: Mapping[str, tuple[bool, str]]) -> bool:
+    return sum(ok for ok, _ in verdicts.values()) > len(verdicts) / 2
+
+
+def _agreement(judged: Sequence[Mapping[str, tuple[bool, str]]], local: Sequence[str]) -> dict[str, Any]:
+    """How often each LLM judge agrees with the offline judges' majority (only when LLM judges vote)."""
+    if not judged or not local:
+        return {}
+    others = [name for name in judged[0] if name not in local]
+    if not others:
+        return {}
+    offline = [sum(v[n][0] for n in local) > len(local) / 2 for v in judged]
+    report: dict[str, Any] = {"n_items": len(judged), "offline_judges": list(local)}
+    for name in others:
+        same = sum(v[name][0] == o for v, o in zip(judged, offline, strict=True))
+        report[name] = round(same / len(judged), 4)
+    llm = [sum(v[n][0] for n in others) > len(others) / 2 for v in judged]
+    report["llm_majority_vs_offline_majority"] = round(
+        sum(a == b for a, b in zip(llm, offline, strict=True)) / len(judged), 4)
+    return report
 
 
 def _r(x: float | Fraction) -> float:
@@ -86,6 +122,7 @@ class BuildPipeline:
     def __init__(self, world: BuildWorld) -> None:
         self.w = world
         self._timings: dict[str, float] = {}
+        self._demoted: list[str] = []
 
     def _timed(self, stage: str, start: float) -> None:
         self._timings[stage] = round(self.w.clock() - start, 3)
@@ -105,17 +142,27 @@ class BuildPipeline:
         support = {u.id: sum(u.id in r for r in rankings.values()) for u in candidates}
         eligible = [u.id for u in candidates if support[u.id] > len(rankings) / 2]
         result = aggregate_votes(rankings, [u.id for u in candidates], len(candidates))
-        units = tuple(u for u in result.units if u in eligible)[:k1]
+        ordered, demoted = prefer_specific([u for u in result.units if u in eligible],
+                                           {u.id: u.name for u in candidates}, self.w.index.unit_counts(),
+                                           len(self.w.items), requirement.text)
+        self._demoted = demoted
+        units = tuple(ordered)[:k1]
         if not units:
             raise InvalidInput("requirement", "matches no knowledge unit: no unit was ranked by a majority "
                                "of the jury")
         return VoteResult(units, result.consensus, result.per_judge)
 
-    def _vote_fn(self, requirement: Requirement, jury: Sequence[RelevanceJudge],
-                 items: Sequence[CorpusItem]) -> VoteFn:
-        def vote(position: int, item_id: str) -> dict[str, bool]:
-            return {j.name: bool(j.is_relevant(requirement, items[position])) for j in jury}
-        return vote
+    @staticmethod
+    def _verdicts(requirement: Requirement, jury: Sequence[RelevanceJudge],
+                  items: Sequence[CorpusItem]) -> Callable[[int], dict[str, tuple[bool, str]]]:
+        """position -> each judge's (verdict, reason), each position judged once."""
+        cache: dict[int, dict[str, tuple[bool, str]]] = {}
+
+        def verdicts(position: int) -> dict[str, tuple[bool, str]]:
+            if position not in cache:
+                cache[position] = {j.name: judge_with_reason(j, requirement, items[position]) for j in jury}
+            return cache[position]
+        return verdicts
 
     def _jury(self, requirement: Requirement, votes: VoteResult | None) -> Sequence[RelevanceJudge]:
         jury = self.w.relevance_jury(requirement, votes)
@@ -133,7 +180,7 @@ class BuildPipeline:
         cut = self.stage_cutoff(requirement, params, voted, listed)
         selection = self.stage_select(params, listed, cut)
         generated = self.stage_generate(requirement, params, listed, selection)
-        return self.assemble(voted, listed, cut, selection, generated)
+        return self.assemble(voted, listed, cut, selection, generated, params.min_items)
 
     def stage_vote(self, requirement: Requirement, params: BuildParams) -> VotedUnits:
         start = self.w.clock()
@@ -169,10 +216,18 @@ class BuildPipeline:
         cutoff: CutoffResult | None = None
         probes: Sequence[Probe] = ()
         judges: list[str] = []
+        verdicts: Callable[[int], dict[str, tuple[bool, str]]] | None = None
+        local_names: list[str] = []
         if params.method in ("scicustom", "no-selection", "embedding-filtering", "greedy-topk"):
             jury = self._jury(requirement, voted.votes)
             judges = [j.name for j in jury]
-            vote = self._tracking(self._vote_fn(requirement, jury, items), len(ids))
+            local_names = [j.name for j in jury if j.kind == "local"]
+            verdicts = self._verdicts(requirement, jury, items)
+            judged = verdicts
+
+            def untracked(position: int, item_id: str) -> dict[str, bool]:
+                return {name: v for name, (v, _) in judged(position).items()}
+            vote = self._tracking(untracked, len(ids))
             if params.method == "greedy-topk":
                 kept, probes = greedy_scan(ids, vote, params.k2)
             else:
@@ -183,17 +238,51 @@ class BuildPipeline:
             kept = list(range(min(params.k2, len(ids))))
         else:  # no-cutoff: every candidate goes on to selection
             kept = list(range(len(ids)))
-        record = self._cutoff_record(params.method, cutoff, probes, len(ids), len(kept))
+        within_cutoff = len(kept)
+        # Never pad: the cutoff is a position in a list ordered by shared units, not by relevance, so
+        # every item above it still has to pass the jury itself (the verdicts of probes are reused).
+        # An all-local jury costs milliseconds an item, so it judges every candidate: relevant items
+        # below a cutoff that a narrow jury drew early are not lost (LLM juries keep the paper's cost).
+        gate: dict[str, Any] = {"n_within_cutoff": within_cutoff}
+        if verdicts is not None and params.method in ("scicustom", "no-selection", "embedding-filtering") \
+                and len(local_names) == len(judges):
+            kept = list(range(len(ids)))
+            gate["scanned"] = "every candidate (all judges are local)"
+        accepted_votes: dict[str, dict[str, bool]] = {}
+        agreement: dict[str, Any] = {}
+        if verdicts is not None:
+            judged_positions = sorted({*kept, *(p.position for p in probes)})
+            agreement = _agreement([verdicts(p) for p in judged_positions], local_names)
+            relevant = []
+            for done, pos in enumerate(kept):
+                self.w.progress("relevance", done, len(kept))
+                v = verdicts(pos)
+                if _majority(v):
+                    relevant.append(pos)
+                    accepted_votes[ids[pos]] = {name: ok for name, (ok, _) in v.items()}
+            gate["n_rejected_by_jury"] = len(kept) - len(relevant)
+            kept = relevant
+        gate["n_relevant"] = len(kept)
+        quality_kept, quality = quality_gate([items[p] for p in kept],
+                                             [self.w.vector(ids[p]) for p in kept])
+        kept = [kept[i] for i in quality_kept]
+        accepted_votes = {ids[p]: accepted_votes[ids[p]] for p in kept if ids[p] in accepted_votes}
+        record = self._cutoff_record(params.method, cutoff, probes, len(ids), len(kept), verdicts)
+        record["relevance_gate"] = gate
+        record["quality_gate"] = quality
+        record["accepted_votes"] = accepted_votes
+        if agreement:
+            record["agreement"] = agreement
         self._timed("cutoff", start)
-        if not kept:
-            raise InvalidInput("requirement", "the jury judged no candidate relevant; nothing to build from")
         warnings = []
         if len(kept) < params.k2:
-            warnings.append(f"only {len(kept)} items are relevant (< k2={params.k2}); the benchmark is "
-                            "smaller rather than padded with off-topic items")
+            warnings.append(f"only {len(kept)} items are relevant and well-formed (< k2={params.k2}); the "
+                            "benchmark is smaller rather than padded with off-topic items")
         return CutoffStage(kept, record, judges, warnings)
 
     def stage_select(self, params: BuildParams, listed: CandidateList, cut: CutoffStage) -> Selection:
+        if not cut.kept:
+            return Selection([], [])
         start = self.w.clock()
         items = [self.w.items[listed.candidates[pos].item_id] for pos in cut.kept]
         self.w.progress("scores", 0, len(items))
@@ -225,17 +314,41 @@ class BuildPipeline:
         return Generated(benchmark, warnings)
 
     def assemble(self, voted: VotedUnits, listed: CandidateList, cut: CutoffStage, selection: Selection,
-                 generated: Generated) -> BuildResult:
+                 generated: Generated, min_items: int = DEFAULT_MIN_ITEMS) -> BuildResult:
         candidates, similarity = listed.candidates, listed.similarity
         candidate_records = [{
             "rank": r, "id": c.item_id, "source": self.w.items[c.item_id].source,
             "shared_units": [self.w.catalog.by_id(u).name for u in c.shared_units],
             "mean_vote_rank": _r(c.mean_rank), **({"similarity": _r(similarity[c.item_id])} if similarity else {}),
         } for r, c in enumerate(candidates)]
-        coverage = self._coverage(voted.votes, candidates, cut.kept, selection.chosen, generated.benchmark)
+        coverage = self._coverage(voted.votes, candidates, cut.kept, selection.chosen, generated.benchmark,
+                                  min_items)
+        status = self._status(coverage, len(generated.benchmark), min_items, bool(cut.judges))
+        accepted = cut.record.get("accepted_votes", {})
+        in_bench = [accepted[m.provenance["source_item_id"]] for m in generated.benchmark
+                    if m.provenance["source_item_id"] in accepted]
+        validity = estimate_validity(in_bench, self.w.calibration) if cut.judges else {
+            "note": f"method {cut.record.get('method')} runs no relevance jury; no estimate"}
+        quality = dict(cut.record.get("quality_gate", {}))
+        warnings = [*cut.warnings, *generated.warnings]
+        if status["status"] == "thin":
+            warnings.insert(0, status["message"])
         return BuildResult(voted.voting, candidate_records, cut.record, selection.proxy, generated.benchmark,
-                           coverage, [*cut.warnings, *generated.warnings], dict(self._timings),
-                           {"voting": voted.judges, "relevance": cut.judges})
+                           coverage, warnings, dict(self._timings),
+                           {"voting": voted.judges, "relevance": cut.judges}, status, validity, quality)
+
+    @staticmethod
+    def _status(coverage: dict[str, Any], n_mcq: int, min_items: int, judged: bool) -> dict[str, Any]:
+        thin_units = [u["name"] for u in coverage.get("units", []) if u.get("thin")]
+        if n_mcq >= min_items or not judged:
+            return {"status": "ok", "n_mcq": n_mcq, "min_items": min_items, "thin_units": thin_units}
+        names = ", ".join(thin_units) or "every voted unit"
+        return {
+            "status": "thin", "n_mcq": n_mcq, "min_items": min_items, "thin_units": thin_units,
+            "message": (f"thin coverage: only {n_mcq} relevant MCQs (< the floor of {min_items}); voted units "
+                        f"with too few relevant items: {names}"),
+            "suggestion": THIN_SUGGESTION,
+        }
 
     # -- pieces ------------------------------------------------------------------------------------
     def _tracking(self, vote: VoteFn, total: int) -> VoteFn:
@@ -296,23 +409,25 @@ class BuildPipeline:
             "units": [{"id": u, "name": name[u], "consensus_rank": _r(votes.consensus[u])} for u in votes.units],
             "per_judge": {j: [name[u] for u in ranking] for j, ranking in votes.per_judge.items()},
             "missing_rank": len(votes.consensus) + 1,
+            "demoted_broad_units": [name[u] for u in self._demoted],
         }
 
     @staticmethod
     def _cutoff_record(method: str, cutoff: CutoffResult | None, probes: Sequence[Probe], n: int,
-                       n_kept: int) -> dict[str, Any]:
+                       n_kept: int, verdicts: Callable[[int], dict[str, tuple[bool, str]]] | None) -> dict[str, Any]:
         return {
             "method": method,
             "n_candidates": n,
             "cutoff_position": cutoff.cutoff if cutoff else None,
             "n_selected": n_kept,
             "n_probes": len(probes),
-            "probes": [{"position": p.position, "id": p.item_id, "votes": p.votes, "relevant": p.relevant}
+            "probes": [{"position": p.position, "id": p.item_id, "votes": p.votes, "relevant": p.relevant,
+                        **({"reasons": {k: r for k, (_, r) in verdicts(p.position).items()}} if verdicts else {})}
                        for p in probes],
         }
 
     def _coverage(self, votes: VoteResult | None, candidates: Sequence[Candidate], kept: Sequence[int],
-                  chosen: Sequence[int], benchmark: Sequence[MCQ]) -> dict[str, Any]:
+                  chosen: Sequence[int], benchmark: Sequence[MCQ], min_items: int) -> dict[str, Any]:
         if votes is None:
             return {"units": []}
         counts = self.w.index.unit_counts()
@@ -321,9 +436,13 @@ class BuildPipeline:
         rows = []
         for unit in votes.units:
             positions = [i for i, c in enumerate(candidates) if unit in c.shared_units]
+            relevant = sum(1 for i in positions if i in kept_set)
             rows.append({
                 "id": unit, "name": self.w.catalog.by_id(unit).name, "corpus_items": counts.get(unit, 0),
-                "candidates": len(positions), "within_cutoff": sum(1 for i in positions if i in kept_set),
+                "candidates": len(positions), "relevant": relevant,
                 "in_benchmark": sum(1 for i in positions if i in chosen_set and candidates[i].item_id in in_bench),
+                "thin": relevant < min_items,
             })
-        return {"units": rows}
+        return {"units": rows, "min_items": min_items,
+                "note": "relevant: items carrying the unit that the relevance jury accepted and the MCQ "
+                        "quality gate kept"}

@@ -47,3 +47,34 @@ def aggregate_votes(rankings: Mapping[str, Sequence[str]], candidates: Sequence[
     # A unit no judge ranked is not relevant by any judge's account: never select it.
     voted = [u for u in ordered if consensus[u] < missing_rank][:k1]
     return VoteResult(units=tuple(voted), consensus=consensus, per_judge=cleaned)
+
+
+BROAD_SHARE = 0.015  # a unit the index puts on more than 1.5% of the corpus is a whole field
+
+
+def prefer_specific(ordered: Sequence[str], names: Mapping[str, str], counts: Mapping[str, int], n_items: int,
+                    requirement_text: str) -> tuple[list[str], list[str]]:
+    """Move broad units behind the specific ones; returns (new order, the demoted units).
+
+    A unit is broad when it is the head of another ranked unit's name ("Physiology" above
+    "Renal physiology", the name hierarchy of the ontology-derived units) or when the unit index
+    carries it on more than `BROAD_SHARE` of the corpus (Biochemistry, Drug, Chemical element).
+    A broad unit the requirement itself names ("a benchmark on physiology") stays where the jury put it.
+    """
+    text = requirement_text.casefold()
+    lowered = {u: names[u].casefold() for u in ordered}
+    demoted = []
+    for unit in ordered:
+        name = lowered[unit]
+        narrower = [lowered[o] for o in ordered if o != unit and lowered[o].endswith(" " + name)]
+        own_text = text
+        for longer in narrower:  # "renal physiology" in the text does not name "physiology"
+            own_text = own_text.replace(longer, " ")
+        if name in own_text:
+            continue
+        head_of_other = bool(narrower)
+        frequent = n_items > 0 and counts.get(unit, 0) > BROAD_SHARE * n_items
+        if head_of_other or frequent:
+            demoted.append(unit)
+    kept = [u for u in ordered if u not in demoted]
+    return kept + demoted, demoted

@@ -20,7 +20,7 @@ class ArtifactRef(_message.Message):
     def __init__(self, key: _Optional[str] = ..., sha256: _Optional[str] = ..., size_bytes: _Optional[int] = ...) -> None: ...
 
 class Envelope(_message.Message):
-    __slots__ = ("event_id", "type", "build_id", "batch_id", "time", "schema_version", "build_requested", "stage_completed", "build_completed", "build_failed", "items_batch")
+    __slots__ = ("event_id", "type", "build_id", "batch_id", "time", "schema_version", "build_requested", "stage_completed", "build_completed", "build_failed", "items_batch", "paper", "build_updated")
     EVENT_ID_FIELD_NUMBER: _ClassVar[int]
     TYPE_FIELD_NUMBER: _ClassVar[int]
     BUILD_ID_FIELD_NUMBER: _ClassVar[int]
@@ -32,6 +32,8 @@ class Envelope(_message.Message):
     BUILD_COMPLETED_FIELD_NUMBER: _ClassVar[int]
     BUILD_FAILED_FIELD_NUMBER: _ClassVar[int]
     ITEMS_BATCH_FIELD_NUMBER: _ClassVar[int]
+    PAPER_FIELD_NUMBER: _ClassVar[int]
+    BUILD_UPDATED_FIELD_NUMBER: _ClassVar[int]
     event_id: str
     type: str
     build_id: str
@@ -43,7 +45,9 @@ class Envelope(_message.Message):
     build_completed: BuildCompleted
     build_failed: BuildFailed
     items_batch: ItemsBatch
-    def __init__(self, event_id: _Optional[str] = ..., type: _Optional[str] = ..., build_id: _Optional[str] = ..., batch_id: _Optional[str] = ..., time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., schema_version: _Optional[int] = ..., build_requested: _Optional[_Union[BuildRequested, _Mapping]] = ..., stage_completed: _Optional[_Union[StageCompleted, _Mapping]] = ..., build_completed: _Optional[_Union[BuildCompleted, _Mapping]] = ..., build_failed: _Optional[_Union[BuildFailed, _Mapping]] = ..., items_batch: _Optional[_Union[ItemsBatch, _Mapping]] = ...) -> None: ...
+    paper: PaperEvent
+    build_updated: BuildUpdated
+    def __init__(self, event_id: _Optional[str] = ..., type: _Optional[str] = ..., build_id: _Optional[str] = ..., batch_id: _Optional[str] = ..., time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., schema_version: _Optional[int] = ..., build_requested: _Optional[_Union[BuildRequested, _Mapping]] = ..., stage_completed: _Optional[_Union[StageCompleted, _Mapping]] = ..., build_completed: _Optional[_Union[BuildCompleted, _Mapping]] = ..., build_failed: _Optional[_Union[BuildFailed, _Mapping]] = ..., items_batch: _Optional[_Union[ItemsBatch, _Mapping]] = ..., paper: _Optional[_Union[PaperEvent, _Mapping]] = ..., build_updated: _Optional[_Union[BuildUpdated, _Mapping]] = ...) -> None: ...
 
 class BuildRequested(_message.Message):
     __slots__ = ("spec",)
@@ -69,6 +73,22 @@ class BuildCompleted(_message.Message):
     n_mcq: int
     def __init__(self, manifest: _Optional[_Union[ArtifactRef, _Mapping]] = ..., n_mcq: _Optional[int] = ...) -> None: ...
 
+class BuildUpdated(_message.Message):
+    __slots__ = ("standing_id", "previous_build_id", "diff", "added", "removed", "n_mcq")
+    STANDING_ID_FIELD_NUMBER: _ClassVar[int]
+    PREVIOUS_BUILD_ID_FIELD_NUMBER: _ClassVar[int]
+    DIFF_FIELD_NUMBER: _ClassVar[int]
+    ADDED_FIELD_NUMBER: _ClassVar[int]
+    REMOVED_FIELD_NUMBER: _ClassVar[int]
+    N_MCQ_FIELD_NUMBER: _ClassVar[int]
+    standing_id: str
+    previous_build_id: str
+    diff: ArtifactRef
+    added: int
+    removed: int
+    n_mcq: int
+    def __init__(self, standing_id: _Optional[str] = ..., previous_build_id: _Optional[str] = ..., diff: _Optional[_Union[ArtifactRef, _Mapping]] = ..., added: _Optional[int] = ..., removed: _Optional[int] = ..., n_mcq: _Optional[int] = ...) -> None: ...
+
 class BuildFailed(_message.Message):
     __slots__ = ("stage", "code", "field", "reason")
     STAGE_FIELD_NUMBER: _ClassVar[int]
@@ -92,6 +112,24 @@ class ItemsBatch(_message.Message):
     source: str
     tagger_version: str
     def __init__(self, items: _Optional[_Union[ArtifactRef, _Mapping]] = ..., count: _Optional[int] = ..., source: _Optional[str] = ..., tagger_version: _Optional[str] = ...) -> None: ...
+
+class PaperEvent(_message.Message):
+    __slots__ = ("artifact", "file_name", "extractor", "status", "instances", "rejected", "superseded")
+    ARTIFACT_FIELD_NUMBER: _ClassVar[int]
+    FILE_NAME_FIELD_NUMBER: _ClassVar[int]
+    EXTRACTOR_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    INSTANCES_FIELD_NUMBER: _ClassVar[int]
+    REJECTED_FIELD_NUMBER: _ClassVar[int]
+    SUPERSEDED_FIELD_NUMBER: _ClassVar[int]
+    artifact: ArtifactRef
+    file_name: str
+    extractor: str
+    status: str
+    instances: int
+    rejected: int
+    superseded: str
+    def __init__(self, artifact: _Optional[_Union[ArtifactRef, _Mapping]] = ..., file_name: _Optional[str] = ..., extractor: _Optional[str] = ..., status: _Optional[str] = ..., instances: _Optional[int] = ..., rejected: _Optional[int] = ..., superseded: _Optional[str] = ...) -> None: ...
 
 class DeadLetter(_message.Message):
     __slots__ = ("stage", "topic", "partition", "offset", "value", "headers", "error", "attempts")

@@ -1,0 +1,104 @@
+"""The MCQ quality gate (issue 13): drop items a benchmark must not carry, counted per reason.
+
+  missing-context     the question refers to a figure, diagram, graph, table, image or passage the
+                      corpus item does not contain (the corpora are text only)
+  empty-option        an option is empty
+  duplicate-options   two options are the same text after normalisation
+  doubtful-key        offline checks find the key doubtful: a NOT/EXCEPT question keyed "all of the
+                      above/these", a key that is "none of the above" while another option repeats
+                      it, or an open item whose answer is empty or only punctuation
+  near-duplicate      the same question as an earlier item (same or another source): normalised
+                      question tokens overlap >= 0.8 (Jaccard) with the same key or half the options
+                      shared, or the item embeddings' cosine >= 0.97
+
+The first item in candidate order wins a near-duplicate pair, so the gate is deterministic.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from scicustom.core.corpus_item import CorpusItem, normalise_text
+
+REASONS = ("missing-context", "empty-option", "duplicate-options", "doubtful-key", "near-duplicate")
+NEAR_DUP_JACCARD = 0.8
+NEAR_DUP_COSINE = 0.97
+
+_MEDIA = r"(?:figure|fig\.|diagram|graph|table|chart|image|picture|photograph|photo|map|illustration|drawing|plot)"
+_MISSING = [
+    re.compile(rf"\b(?:shown|given|depicted|illustrated|presented|pictured|displayed)\s+(?:in|on|below|above)\s+"
+               rf"(?:the\s+)?(?:following\s+|accompanying\s+|attached\s+)?{_MEDIA}", re.I),
+    re.compile(rf"\b(?:the|this|following|accompanying|above|below)\s+{_MEDIA}s?\b(?!\s+of\s+(?:a|an|the)\s)", re.I),
+    re.compile(r"\b(?:the|this|following|above|preceding)\s+(?:passage|excerpt|paragraph|text|article)\b", re.I),
+    re.compile(r"\b(?:in|from)\s+(?:figure|fig\.|table)\s*\d", re.I),
+    re.compile(r"\bthe author(?:'s)?\b", re.I),
+]
+_ALL_ABOVE = re.compile(r"^(?:all of (?:the )?(?:above|these|the following)|all are (?:true|correct))\.?$", re.I)
+_NONE_ABOVE = re.compile(r"^none of (?:the )?(?:above|these)\.?$", re.I)
+_NEGATED = re.compile(r"\b(?:except|not|false|incorrect|least likely)\b", re.I)
+_WORD = re.compile(r"[a-z0-9]+")
+LONG_QUESTION = 600  # a question this long usually carries its own passage or table
+
+
+def check_item(item: CorpusItem) -> str | None:
+    """The first reason the item is malformed, or None."""
+    if len(item.question) < LONG_QUESTION and any(p.search(item.question) for p in _MISSING):
+        return "missing-context"
+    options = [normalise_text(o) for o in item.options]
+    if any(not o.strip(" .") for o in options):
+        return "empty-option"
+    if len(set(options)) < len(options):
+        return "duplicate-options"
+    if item.format == "mcq" and item.answer_index is not None:
+        key = options[item.answer_index]
+        if _ALL_ABOVE.match(key) and _NEGATED.search(item.question):
+            return "doubtful-key"
+    elif not normalise_text(item.answer).strip(" .,;:-"):
+        return "doubtful-key"
+    return None
+
+
+def _tokens(text: str) -> frozenset[str]:
+    return frozenset(_WORD.findall(normalise_text(text)))
+
+
+def quality_gate(items: Sequence[CorpusItem], vectors: Sequence[np.ndarray]) -> tuple[list[int], dict[str, Any]]:
+    """Indices of the items that pass, and the counts per reason (plus a few examples)."""
+    counts = dict.fromkeys(REASONS, 0)
+    examples: dict[str, list[str]] = {r: [] for r in REASONS}
+    passed: list[int] = []
+    kept_tokens: list[tuple[frozenset[str], str, frozenset[str]]] = []
+    kept_vectors: list[np.ndarray] = []
+    for i, item in enumerate(items):
+        reason = check_item(item)
+        if reason is None:
+            toks = _tokens(item.question)
+            vec = np.asarray(vectors[i], dtype=np.float32)
+            if kept_vectors:
+                cos = np.stack(kept_vectors) @ vec
+                if float(cos.max()) >= NEAR_DUP_COSINE:
+                    reason = "near-duplicate"
+            answer = normalise_text(item.answer)
+            options = frozenset(normalise_text(o) for o in item.options)
+            if reason is None and toks:
+                for other, other_answer, other_options in kept_tokens:
+                    if len(toks & other) / len(toks | other) < NEAR_DUP_JACCARD:
+                        continue
+                    shared = len(options & other_options) / max(len(options | other_options), 1)
+                    if answer == other_answer or shared >= 0.5:
+                        reason = "near-duplicate"
+                        break
+            if reason is None:
+                passed.append(i)
+                kept_tokens.append((toks, answer, options))
+                kept_vectors.append(vec)
+                continue
+        counts[reason] += 1
+        if len(examples[reason]) < 3:
+            examples[reason].append(item.id)
+    return passed, {"checked": len(items), "passed": len(passed), "dropped": counts,
+                    "examples": {r: e for r, e in examples.items() if e}}

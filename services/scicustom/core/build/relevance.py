@@ -1,0 +1,249 @@
+"""Offline relevance judges that tell a requirement's topic from its wider field (issue 13).
+
+Similarity alone cannot: for "pericyclic reactions" the closest corpus items are generic
+"which is a chemical reaction?" questions, and a threshold at a background quantile accepts them
+(they are closer than 95% of the corpus). Each judge here looks for evidence that is specific to
+the topic *within its field*, and says why it voted as it did (the reason goes into cutoff.json):
+
+  topic-terms        lexical: the item names a term of the requirement, or an exclusive keyword
+                     (K_v) of a voted unit, that is rare in the topic's wider field (the 3000 corpus
+                     items most similar to the topic). "enzyme" is everywhere around "enzyme
+                     kinetics"; "Vmax", "uncompetitive" and "Lineweaver-Burk" are not.
+  topic-contrast     MiniLM: the item is an outlier towards the topic (z-score of its cosine over a
+                     seeded background sample) *and* closer to the topic than to the centroid of the
+                     topic's neighbourhood (the field the topic sits in).
+  relevance-model    a logistic model over those signals (z, phrase z, specific-term count,
+                     contrast), trained on the labelled development split of
+                     resources/relevance_gold (`benchmarks/bench_relevance.py --train-model`); weights packaged.
+
+The requirement's exclusions ("Avoid ...", "rather than ...") come first in every judge: an item
+closer to an exclusion than to the topic is voted irrelevant, with that reason.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any
+
+import numpy as np
+
+from scicustom.core.corpus_item import CorpusItem
+from scicustom.core.lexical import tokenize
+from scicustom.core.requirement import Requirement
+from scicustom.core.units import KnowledgeUnit
+from scicustom.ports import Embedder
+
+NEIGHBOURHOOD = 3000       # corpus items nearest the topic: the wider field the topic sits in
+SPECIFIC_DF = 0.05         # a term in more than this share of the neighbourhood is a field term
+BACKGROUND_DF = 0.02       # ... and one in more than this share of the background is generic English
+TOPIC_Z = 4.0              # topic-contrast: cosine z-score over the background
+EXCLUSION_MARGIN = 0.02    # veto when cos(item, exclusion) > cos(item, topic) + margin
+MAX_SPECIFIC = 3           # the model sees min(specific terms, 3)
+# Words that are rare in a science neighbourhood but say nothing about a topic.
+GENERIC_TERMS = frozenset(tokenize(
+    "requires required condition conditions outcome outcomes versus vs standard design plot plots number "
+    "feature features determine relate relation relationship consideration behaviour behavior prediction "
+    "predict identification role involvement consequence consequences trend trends class specific "
+    "interpretation interpret experimental experiment level levels type types"))
+
+
+@dataclass(frozen=True)
+class Verdict:
+    relevant: bool
+    reason: str
+
+
+def requirement_phrases(requirement: Requirement) -> list[str]:
+    """The domain and the comma/colon separated concept phrases of the topic text."""
+    parts = re.split(r"[,:;()]|\.\s|\bvs\.?\s|\bversus\b|\band\b", requirement.topic_text)
+    phrases = [requirement.domain]
+    for p in parts:
+        p = p.strip(" .")
+        if len(p) > 3 and p not in phrases:
+            phrases.append(p)
+    return phrases
+
+
+def requirement_exclusions(requirement: Requirement) -> list[str]:
+    """What the user does not want: "Avoid X", "Do not ...", "Y rather than X" (the X part)."""
+    found = []
+    for sentence in re.split(r"(?<=[.!?])\s+", requirement.description):
+        m = re.match(r"^\s*(?:avoid|do not include|don't include|exclude|never include)\s+(.*)", sentence, re.I)
+        if m:
+            found.append(m.group(1).strip(" ."))
+            continue
+        m = re.search(r"\b(?:rather than|instead of)\s+(.*)", sentence, re.I)
+        if m:
+            found.append(m.group(1).strip(" ."))
+    return [f for f in found if len(f) > 3]
+
+
+def exclusive_unit_terms(units: Sequence[KnowledgeUnit]) -> dict[str, list[str]]:
+    """K_v: each unit's name and keyword tokens that no other of the given units has."""
+    tokens = {u.id: set(tokenize(" ".join([u.name, *u.keywords]))) for u in units}
+    counts: Counter[str] = Counter()
+    for toks in tokens.values():
+        counts.update(toks)
+    return {u.id: sorted(t for t in tokens[u.id] if counts[t] == 1) for u in units}
+
+
+@dataclass(frozen=True)
+class RelevanceModel:
+    """Logistic model weights; features in `FEATURES` order."""
+
+    weights: tuple[float, ...]
+    bias: float
+    threshold: float
+    trained_on: str = ""
+
+    FEATURES = ("z", "phrase_z", "specific_terms", "contrast")
+
+    def probability(self, features: Mapping[str, float]) -> float:
+        x = sum(w * features[f] for w, f in zip(self.weights, self.FEATURES, strict=True)) + self.bias
+        return float(1 / (1 + np.exp(-x)))
+
+    @classmethod
+    def from_record(cls, record: Mapping[str, Any]) -> RelevanceModel:
+        return cls(tuple(float(w) for w in record["weights"]), float(record["bias"]), float(record["threshold"]),
+                   str(record.get("trained_on", "")))
+
+    @classmethod
+    def packaged(cls) -> RelevanceModel:
+        path = resources.files("scicustom") / "resources" / "relevance_gold" / "model.json"
+        return cls.from_record(json.loads(path.read_text(encoding="utf-8")))
+
+
+def packaged_calibration() -> dict[str, Any]:
+    """Measured precision counts of each offline judge and the jury on the development set."""
+    path = resources.files("scicustom") / "resources" / "relevance_gold" / "calibration.json"
+    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return data
+
+
+class TopicEvidence:
+    """Everything the offline judges know about one requirement; features of an item on demand."""
+
+    def __init__(self, requirement: Requirement, embedder: Embedder, corpus_ids: Sequence[str],
+                 corpus_matrix: np.ndarray, background_rows: Sequence[int], text_of: Mapping[str, str],
+                 unit_terms: Sequence[str] = ()) -> None:
+        self.requirement = requirement
+        self.phrases = requirement_phrases(requirement)
+        self.exclusions = requirement_exclusions(requirement)
+        encoded = embedder.encode([requirement.topic_text, *self.phrases, *self.exclusions])
+        self.topic = encoded[0]
+        self.phrase_vectors = encoded[1:1 + len(self.phrases)]
+        self.exclusion_vectors = encoded[1 + len(self.phrases):]
+        sims = corpus_matrix @ self.topic
+        order = np.argsort(-sims, kind="stable")[:NEIGHBOURHOOD]
+        field = corpus_matrix[order].astype(np.float64).mean(axis=0)
+        self.field = (field / max(float(np.linalg.norm(field)), 1e-12)).astype(np.float32)
+        background = corpus_matrix[list(background_rows)]
+        bg_cos = background @ self.topic
+        self._mu, self._sd = float(bg_cos.mean()), max(float(bg_cos.std()), 1e-9)
+        bg_phrase = (background @ self.phrase_vectors.T).max(axis=1)
+        self._pmu, self._psd = float(bg_phrase.mean()), max(float(bg_phrase.std()), 1e-9)
+        near_df: Counter[str] = Counter()
+        for row in order:
+            near_df.update(set(tokenize(text_of[corpus_ids[int(row)]])))
+        bg_df: Counter[str] = Counter()
+        for row in background_rows:
+            bg_df.update(set(tokenize(text_of[corpus_ids[int(row)]])))
+        candidates = set(tokenize(requirement.topic_text)) | set(unit_terms)
+        n_near, n_bg = max(len(order), 1), max(len(background_rows), 1)
+        self.specific_terms = frozenset(
+            t for t in candidates
+            if t not in GENERIC_TERMS and len(t) > 2
+            and near_df[t] / n_near <= SPECIFIC_DF and bg_df[t] / n_bg <= BACKGROUND_DF)
+        self.field_terms = frozenset(candidates - self.specific_terms)
+
+    def features(self, item: CorpusItem, vector: np.ndarray) -> dict[str, float]:
+        cos = float(vector @ self.topic)
+        phrase = float((self.phrase_vectors @ vector).max())
+        found = self.specific_terms.intersection(tokenize(item.text))
+        return {
+            "z": (cos - self._mu) / self._sd,
+            "phrase_z": (phrase - self._pmu) / self._psd,
+            "specific_terms": float(min(len(found), MAX_SPECIFIC)),
+            "contrast": cos - float(vector @ self.field),
+        }
+
+    def matched_terms(self, item: CorpusItem) -> list[str]:
+        return sorted(self.specific_terms.intersection(tokenize(item.text)))
+
+    def excluded_by(self, vector: np.ndarray) -> str | None:
+        if not self.exclusions:
+            return None
+        cos_topic = float(vector @ self.topic)
+        sims = self.exclusion_vectors @ vector
+        best = int(np.argmax(sims))
+        if float(sims[best]) > cos_topic + EXCLUSION_MARGIN:
+            return self.exclusions[best]
+        return None
+
+
+class EvidenceJudge:
+    kind = "local"
+    name = "evidence"
+
+    def __init__(self, evidence: TopicEvidence, vectors: Mapping[str, np.ndarray]) -> None:
+        self.evidence = evidence
+        self._vectors = vectors
+
+    def judge(self, requirement: Requirement, item: CorpusItem) -> Verdict:
+        excluded = self.evidence.excluded_by(self._vectors[item.id])
+        if excluded is not None:
+            return Verdict(False, f"closer to the excluded {excluded!r} than to the topic")
+        return self.decide(item)
+
+    def decide(self, item: CorpusItem) -> Verdict:
+        raise NotImplementedError
+
+    def is_relevant(self, requirement: Requirement, item: CorpusItem) -> bool:
+        return self.judge(requirement, item).relevant
+
+
+class TopicTermsJudge(EvidenceJudge):
+    name = "topic-terms"
+
+    def decide(self, item: CorpusItem) -> Verdict:
+        found = self.evidence.matched_terms(item)
+        if found:
+            return Verdict(True, "names topic-specific terms: " + ", ".join(found[:5]))
+        return Verdict(False, "names no term specific to the topic within its field")
+
+
+class TopicContrastJudge(EvidenceJudge):
+    name = "topic-contrast"
+
+    def decide(self, item: CorpusItem) -> Verdict:
+        f = self.evidence.features(item, self._vectors[item.id])
+        if f["z"] < TOPIC_Z:
+            return Verdict(False, f"not an outlier towards the topic (z {f['z']:.2f} < {TOPIC_Z})")
+        if f["contrast"] <= 0:
+            return Verdict(False, f"closer to the topic's field than to the topic (contrast {f['contrast']:.3f})")
+        return Verdict(True, f"towards the topic (z {f['z']:.2f}), away from its field (contrast {f['contrast']:.3f})")
+
+
+class RelevanceModelJudge(EvidenceJudge):
+    name = "relevance-model"
+
+    def __init__(self, evidence: TopicEvidence, vectors: Mapping[str, np.ndarray], model: RelevanceModel) -> None:
+        super().__init__(evidence, vectors)
+        self._model = model
+
+    def decide(self, item: CorpusItem) -> Verdict:
+        p = self._model.probability(self.evidence.features(item, self._vectors[item.id]))
+        verdict = p >= self._model.threshold
+        return Verdict(verdict, f"model probability {p:.3f} {'>=' if verdict else '<'} {self._model.threshold:.3f}")
+
+
+def offline_relevance_jury(evidence: TopicEvidence, vectors: Mapping[str, np.ndarray],
+                           model: RelevanceModel) -> list[EvidenceJudge]:
+    """The three offline judges; each applies the requirement's exclusions first."""
+    return [TopicTermsJudge(evidence, vectors), TopicContrastJudge(evidence, vectors),
+            RelevanceModelJudge(evidence, vectors, model)]

@@ -1,0 +1,1 @@
+"""Papers: reading document formats into one parsed form, and extracting grounded instances from it."""

@@ -1,0 +1,1 @@
+"""Papers: PaperService (gRPC) and the parse and extract stage workers (Kafka)."""

@@ -1,0 +1,252 @@
+"""Issue 13: judges that tell a topic from its field, the never-pad gate, thin coverage, the MCQ
+quality gate and the validity estimate."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from scicustom.app.build.output_files import render_files
+from scicustom.app.build.request import BuildOptions, RequirementSource, validated_request
+from scicustom.core.build.pipeline import BuildPipeline, BuildWorld
+from scicustom.core.build.quality_gate import check_item, quality_gate
+from scicustom.core.build.relevance import (
+    RelevanceModel,
+    TopicEvidence,
+    exclusive_unit_terms,
+    offline_relevance_jury,
+    requirement_exclusions,
+)
+from scicustom.core.build.validity import estimate_validity
+from scicustom.core.build.vote import prefer_specific
+from scicustom.core.corpus_item import make_item
+from scicustom.core.requirement import Requirement
+from scicustom.core.units import KnowledgeUnit
+from tests.support.hashing_embedder import HashingEmbedder
+from tests.support.synthetic_world import synthetic_world
+
+KINETICS = Requirement("enzyme_kinetics", "enzyme kinetics",
+                       "Questions on enzyme kinetics: Vmax, Km and uncompetitive inhibition. "
+                       "Avoid hospital billing codes.")
+
+
+def _corpus() -> list:
+    items = [make_item("t", "CC0", "s", f"Which enzyme digests substrate {k} in the enzyme pathway?",
+                       ["amylase", "lipase", "pepsin", "trypsin"], k % 4) for k in range(60)]
+    items += [make_item("t", "CC0", "s", f"An uncompetitive inhibitor changes Vmax and Km of enzyme {k} how?",
+                        ["both fall", "Vmax rises", "Km rises", "neither"], 0) for k in range(4)]
+    items += [make_item("t", "CC0", "s", f"Which hospital billing code applies to visit {k}?",
+                        ["A", "B", "C", "D"], 1) for k in range(20)]
+    items += [make_item("t", "CC0", "s", f"What colour is the sky over town {k}?", ["blue", "red", "green", "grey"], 0)
+              for k in range(200)]
+    return items
+
+
+def _evidence(unit_terms=()):
+    items = _corpus()
+    embedder = HashingEmbedder()
+    ids = [it.id for it in items]
+    matrix = embedder.encode([it.text for it in items])
+    evidence = TopicEvidence(KINETICS, embedder, ids, matrix, list(range(0, len(ids), 2)),
+                             {it.id: it.text for it in items}, unit_terms)
+    return items, evidence, {i: matrix[r] for r, i in enumerate(ids)}
+
+
+def test_field_words_are_not_topic_evidence_but_specific_terms_are():
+    items, evidence, vectors = _evidence()
+    assert "vmax" in evidence.specific_terms and "uncompetit" in evidence.specific_terms
+    assert "enzym" not in evidence.specific_terms  # everywhere around the topic: the field
+    terms, *_ = offline_relevance_jury(evidence, vectors, RelevanceModel.packaged())
+    generic, specific = items[0], items[60]
+    yes, no = terms.judge(KINETICS, specific), terms.judge(KINETICS, generic)
+    assert yes.relevant and "vmax" in yes.reason
+    assert not no.relevant and "no term specific" in no.reason
+
+
+def test_an_item_closer_to_an_exclusion_is_voted_irrelevant_by_every_offline_judge_with_the_reason():
+    assert requirement_exclusions(KINETICS) == ["hospital billing codes"]
+    items, evidence, vectors = _evidence()
+    billing = items[64]
+    for judge in offline_relevance_jury(evidence, vectors, RelevanceModel.packaged()):
+        verdict = judge.judge(KINETICS, billing)
+        assert not verdict.relevant and "excluded 'hospital billing codes'" in verdict.reason
+
+
+def test_exclusive_keywords_are_those_no_other_voted_unit_has():
+    a = KnowledgeUnit("a", "Enzyme kinetics", "bio", ("Michaelis constant", "enzyme"))
+    b = KnowledgeUnit("b", "Enzyme", "bio", ("enzyme", "catalysis"))
+    terms = exclusive_unit_terms([a, b])
+    assert "micha" in terms["a"] and "kinet" in terms["a"] and "enzym" not in terms["a"]
+    assert terms["b"] == ["catalysi"]
+
+
+def test_the_packaged_model_loads_and_is_monotone_in_its_evidence():
+    model = RelevanceModel.packaged()
+    low = {"z": 1.0, "phrase_z": 1.0, "specific_terms": 0.0, "contrast": -0.05}
+    high = {"z": 6.0, "phrase_z": 6.0, "specific_terms": 2.0, "contrast": 0.1}
+    assert 0 <= model.probability(low) < model.probability(high) <= 1
+
+
+def test_broad_ancestors_give_way_to_specific_units_unless_the_requirement_names_them():
+    names = {"p": "Physiology", "r": "Renal physiology", "d": "Drug", "k": "Kidney"}
+    counts = {"p": 10, "r": 10, "d": 900, "k": 10}
+    order, demoted = prefer_specific(["p", "d", "r", "k"], names, counts, 10_000, "renal physiology of the nephron")
+    assert order == ["r", "k", "p", "d"] and demoted == ["p", "d"]
+    order, demoted = prefer_specific(["p", "r"], names, counts, 10_000, "a benchmark on physiology")
+    assert order == ["p", "r"] and demoted == []
+
+
+def _mcq(question, options, key=0):
+    return make_item("t", "CC0", "s", question, options, key)
+
+
+def test_the_quality_gate_names_each_reason():
+    assert check_item(_mcq("Based on the graph shown in the figure, which curve is fastest?", ["A", "B", "C", "D"])) \
+        == "missing-context"
+    assert check_item(_mcq("According to the passage, why did he leave?", ["a", "b", "c", "d"])) == "missing-context"
+    assert check_item(_mcq("Which is a noble gas?", ["Neon", "neon ", "Iron", "Tin"])) == "duplicate-options"
+    assert check_item(_mcq("All are true about CRISPR except", ["x", "y", "z", "All of these"], 3)) == "doubtful-key"
+    assert check_item(_mcq("Which is a noble gas?", ["Neon", "Iron", "Tin", "Lead"])) is None
+    assert check_item(_mcq("A table of contents lists what?", ["chapters", "prices", "dates", "names"])) is None
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.sampled_from(["Neon", "Argon", "Iron", "Tin", "Lead"]), min_size=2, max_size=5))
+def test_duplicate_options_are_found_whatever_their_case_and_spacing(options):
+    item = _mcq("Which element is meant?", [o.upper() if i % 2 else f" {o} " for i, o in enumerate(options)])
+    assert (check_item(item) == "duplicate-options") == (len(set(options)) < len(options))
+
+
+def test_near_duplicates_across_sources_keep_the_first():
+    a = make_item("mmlu", "MIT", "s", "What is the powerhouse of the cell?", ["mitochondrion", "ribosome"], 0)
+    b = make_item("sciq", "CC", "s", "What is the powerhouse of the cell ?", ["ribosome", "mitochondrion"], 1)
+    c = make_item("arc", "CC", "s", "Which planet is largest?", ["Jupiter", "Mars"], 0)
+    vectors = HashingEmbedder().encode([x.question for x in (a, b, c)])
+    passed, counts = quality_gate([a, b, c], list(vectors))
+    assert passed == [0, 2] and counts["dropped"]["near-duplicate"] == 1
+
+
+def test_validity_is_a_share_with_an_interval_from_the_calibration():
+    calibration = {"judges": ["x", "y", "z"], "jury": {"tp": 45, "fp": 5},
+                   "jury_by_agreement": {"3": {"tp": 30, "fp": 1}, "2": {"tp": 15, "fp": 4}}}
+    votes = [{"x": True, "y": True, "z": True}] * 8 + [{"x": True, "y": False, "z": True}] * 2
+    v = estimate_validity(votes, calibration)
+    lo, hi = v["ci95"]
+    assert 0 <= lo < v["estimated_on_topic"] < hi <= 1
+    assert v["items_by_offline_agreement"] == {"2": 2, "3": 8} and v["judge_acceptance"]["y"] == 0.8
+    assert estimate_validity([], calibration)["estimated_on_topic"] is None
+
+
+class _Only:
+    """A judge that accepts exactly the given items."""
+
+    kind = "local"
+
+    def __init__(self, name, accepted):
+        self.name, self._accepted = name, accepted
+
+    def is_relevant(self, requirement, item):
+        return item.id in self._accepted
+
+
+def _request(text, **options):
+    return validated_request(RequirementSource(text=text),
+                             BuildOptions(k1=2, k2=20, proxy_samples=10, seed=1, **options))
+
+
+def test_the_cutoff_never_pads_and_a_thin_build_says_which_units_need_data():
+    world = synthetic_world()
+    request = _request("virology: virus capsid, viral genome and virus replication in the host cell")
+    candidates = BuildPipeline(world).run(request.requirement, request.params).candidates
+    # The jury accepts only the first three candidates and one far below: the binary search's cutoff
+    # may reach past items it never probed, and each of those must pass the jury itself.
+    accepted = {c["id"] for c in candidates[:3]} | {candidates[-1]["id"]}
+    world.relevance_jury = lambda req, votes: [_Only(n, accepted) for n in ("a", "b", "c")]
+    result = BuildPipeline(world).run(request.requirement, request.params)
+    ids = {m.provenance["source_item_id"] for m in result.benchmark}
+    assert ids <= accepted and len(result.benchmark) <= 4
+    assert result.thin and result.status["thin_units"]
+    assert "ingest papers" in result.status["suggestion"]
+    assert all("relevant" in u for u in result.coverage["units"])
+    assert any("thin coverage" in w for w in result.warnings)
+
+
+def test_a_build_nothing_is_relevant_to_still_gives_its_files():
+    world: BuildWorld = synthetic_world()
+    world.relevance_jury = lambda req, votes: [_Only(n, set()) for n in ("a", "b", "c")]
+    request = _request("virology: virus capsid, viral genome and virus replication in the host cell", min_items=5)
+    result = BuildPipeline(world).run(request.requirement, request.params)
+    assert result.benchmark == [] and result.thin and result.status["min_items"] == 5
+    files = render_files(request.requirement, request.params, request.jury, {}, result, None)
+    assert files["benchmark.jsonl"] == "" and '"status": "thin"' in files["config.json"]
+
+
+def test_offline_jury_builds_are_byte_identical_per_seed_and_record_reasons():
+    request = _request("virology: virus capsid, viral genome and virus replication in the host cell")
+    runs = [render_files(request.requirement, request.params, request.jury, {},
+                         BuildPipeline(synthetic_world(offline_jury=True)).run(request.requirement, request.params),
+                         None) for _ in range(2)]
+    assert runs[0] == runs[1]
+    assert '"reasons"' in runs[0]["cutoff.json"] and '"validity"' in runs[0]["config.json"]
+    assert np.isfinite(len(runs[0]["benchmark.jsonl"]))
+
+
+def test_llm_judges_join_the_offline_jury_through_litellm_and_their_agreement_is_reported(tmp_path, recorded_llm):
+    from scicustom.adapters.litellm_llm import LiteLLMAdapter
+    from scicustom.adapters.llm_response_cache import LLMResponseCache
+    from scicustom.core.build.llm_judges import LLMRelevanceJudge
+
+    recorded_llm.rules.append(("Is this item relevant", "No"))
+    llm = LiteLLMAdapter(LLMResponseCache(tmp_path / "c.sqlite"), api_base=recorded_llm.api_base, api_key="t",
+                         backoff_s=0)
+    world = synthetic_world(offline_jury=True)
+    offline = world.relevance_jury
+    world.relevance_jury = lambda req, votes: [*offline(req, votes), LLMRelevanceJudge(llm, "openai/judge-a")]
+    request = _request("virology: virus capsid, viral genome and virus replication in the host cell")
+    result = BuildPipeline(world).run(request.requirement, request.params)
+    agreement = result.cutoff["agreement"]
+    assert agreement["offline_judges"] == ["topic-terms", "topic-contrast", "relevance-model"]
+    assert 0 <= agreement["llm:openai/judge-a"] <= 1 and agreement["n_items"] >= 1
+    assert result.judges["relevance"][-1] == "llm:openai/judge-a" and recorded_llm.calls
+    # The LLM judge says no to everything: it takes part in every majority (4 judges need 3 yes).
+    for votes in result.cutoff["accepted_votes"].values():
+        assert votes["llm:openai/judge-a"] is False and sum(votes.values()) >= 3
+
+
+def test_the_cli_exits_with_the_documented_thin_coverage_code_and_says_why(tmp_path, capsys):
+    import argparse
+    from types import SimpleNamespace
+
+    from scicustom.client.build_client import EXIT_THIN_COVERAGE as REMOTE_CODE
+    from scicustom.commands.build import EXIT_THIN_COVERAGE, run_build
+
+    def assemble(requirement, seed, jury, progress):
+        world = synthetic_world()
+        world.relevance_jury = lambda req, votes: [_Only(n, set()) for n in ("a", "b", "c")]
+        return world, {}
+
+    args = argparse.Namespace(
+        requirement="virology: virus capsid, viral genome and virus replication in the host cell",
+        out=tmp_path / "out", k1=2, k2=20, proxy_samples=10, seed=1, method="scicustom", relevance_quantile=None,
+        llm_judges=False, force=False, summary_json=None, min_items=None, since=None)
+    code = run_build(args, SimpleNamespace(cluster=False, build_world=assemble))
+    assert code == EXIT_THIN_COVERAGE == REMOTE_CODE == 3
+    err = capsys.readouterr().err
+    assert "thin coverage" in err and "ingest papers" in err
+    assert (tmp_path / "out" / "config.json").exists() and (tmp_path / "out" / "benchmark.jsonl").read_text() == ""
+
+
+def test_the_grpc_build_status_names_the_thin_units():
+    from scicustom.app.build.build_records import BuildState
+    from scicustom.app.build.stages import _coverage_summary
+    from scicustom.builds.servicer import build_message
+
+    status = {"status": "thin", "thin_units": ["Pericyclic reaction"], "message": "thin coverage: only 0",
+              "suggestion": "ingest papers on these topics"}
+    state = BuildState("b1", "succeeded", "2026-11-25T00:00:00+00:00",
+                       {"requirement_name": "r", "spec": {"params": {"method": "scicustom"}}},
+                       coverage=_coverage_summary(status))
+    message = build_message(state)
+    assert message.coverage_status == "thin" and list(message.thin_units) == ["Pericyclic reaction"]
+    assert "ingest papers" in message.coverage_message
