@@ -14,6 +14,7 @@ from scicustom.config import RESOURCES
 pytestmark = pytest.mark.slow
 REPO = Path(__file__).resolve().parents[2]
 VIROLOGY = str(RESOURCES / "requirements/healthcare_virology.yaml")
+INORGANIC = str(RESOURCES / "requirements/chemistry_inorganic.yaml")
 FILES = {"voting.json", "candidates.jsonl", "cutoff.json", "proxy.jsonl", "benchmark.jsonl", "coverage.json",
          "config.json"}
 
@@ -41,8 +42,9 @@ def test_reimport_is_idempotent(home, capsys):
 
 
 def test_build_writes_all_files_and_is_reproducible(home, tmp_path, capsys):
-    # A 1,050-item slice is thin for any requirement: the floor is lowered to test the files themselves.
-    args = ["build", "--requirement", VIROLOGY, "--k2", "12", "--proxy-samples", "20", "--min-items", "1"]
+    # A 1,050-item slice covers most requirements thinly (virology: no relevant item; exit 3). Inorganic
+    # chemistry has a few, so the floor is lowered to 1 to check the MCQs themselves.
+    args = ["build", "--requirement", INORGANIC, "--k2", "12", "--proxy-samples", "20", "--min-items", "1"]
     assert main([*args, "--out", str(tmp_path / "a")]) == 0
     summary = capsys.readouterr().out
     assert "voted units" in summary and "benchmark" in summary
@@ -63,6 +65,19 @@ def test_build_writes_all_files_and_is_reproducible(home, tmp_path, capsys):
     config = json.loads((tmp_path / "a/config.json").read_text())
     assert config["judges"]["mode"] == "offline" and len(config["judges"]["voting"]) == 3
     assert config["params"]["k2"] == 12
+
+
+def test_a_thin_build_writes_its_files_and_exits_3_with_the_reason(home, tmp_path, capsys):
+    args = ["build", "--requirement", VIROLOGY, "--k2", "12", "--proxy-samples", "20"]
+    assert main([*args, "--out", str(tmp_path / "a")]) == 3
+    assert "thin coverage" in capsys.readouterr().err
+    assert main([*args, "--out", str(tmp_path / "b")]) == 3
+    for name in FILES:
+        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes(), name
+    config = json.loads((tmp_path / "a/config.json").read_text())
+    assert config["coverage"]["status"] == "thin" and config["coverage"]["thin_units"]
+    rows = (tmp_path / "a/benchmark.jsonl").read_text().splitlines()
+    assert len(rows) == config["coverage"]["n_mcq"] < 10  # nothing generic added to reach the floor
 
 
 def _one_line_error(capsys) -> str:

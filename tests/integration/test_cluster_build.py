@@ -31,8 +31,10 @@ from tests.support.otlp_receiver import OtlpReceiver
 
 pytestmark = pytest.mark.slow
 REPO = Path(__file__).resolve().parents[2]
-VIROLOGY = RESOURCES / "requirements/healthcare_virology.yaml"
-BUILD_ARGS = ["--requirement", str(VIROLOGY), "--k2", "12", "--proxy-samples", "20"]
+# On a 100-per-source slice the relevance jury finds no virology item and a few inorganic chemistry ones:
+# inorganic chemistry with the thin-coverage floor at 1, so the builds compared below have MCQs.
+REQUIREMENT = RESOURCES / "requirements/chemistry_inorganic.yaml"
+BUILD_ARGS = ["--requirement", str(REQUIREMENT), "--k2", "12", "--proxy-samples", "20", "--min-items", "1"]
 SLICE = ["--limit-per-source", "100"]  # >= 50 MMLU items for the zero-shot calibration
 # Shared caches, and shorter perplexity contexts to keep the two corpus loads quick (both modes alike).
 CACHES = {"SCICUSTOM_WHEEL_CACHE_DIR": str(REPO / ".scicustom/cache/wheels"),
@@ -125,16 +127,7 @@ def _wait(stub: pb_grpc.BuildServiceStub, build_id: str, predicate, timeout_s: f
 
 
 def _request() -> pb.CreateBuildRequest:
-    return pb.CreateBuildRequest(requirement_yaml=VIROLOGY.read_text(), k2=12, proxy_samples=20)
-
-
-def _benchmark(cluster: Cluster, build: pb.Build) -> bytes:
-    from minio import Minio
-
-    client = Minio(cluster.env["SCICUSTOM_S3_ENDPOINT"], access_key=cluster.env["SCICUSTOM_S3_ACCESS_KEY"],
-                   secret_key=cluster.env["SCICUSTOM_S3_SECRET_KEY"], secure=False)
-    (entry,) = [f for f in build.files if f.name == "benchmark.jsonl"]
-    return client.get_object(cluster.env["SCICUSTOM_S3_BUCKET"], entry.key).read()
+    return pb.CreateBuildRequest(requirement_yaml=REQUIREMENT.read_text(), k2=12, proxy_samples=20, min_items=1)
 
 
 def test_worker_killed_mid_build_resumes_with_nothing_lost_or_duplicated(cluster: Cluster) -> None:
@@ -157,10 +150,34 @@ def test_worker_killed_mid_build_resumes_with_nothing_lost_or_duplicated(cluster
     cluster.restart_worker("cutoff")
     final = _wait(stub, build.build_id, lambda b: b.state in (pb.BUILD_STATE_SUCCEEDED, pb.BUILD_STATE_FAILED))
     assert final.state == pb.BUILD_STATE_SUCCEEDED, final.error
-    benchmark = _benchmark(cluster, final)
+    benchmark = _output(cluster, final, "benchmark.jsonl")
     assert benchmark == (cluster.embedded / "benchmark.jsonl").read_bytes()
     ids = [json.loads(line)["id"] for line in benchmark.decode().splitlines()]
     assert len(ids) == len(set(ids)) == final.n_mcq
+
+
+def _output(cluster: Cluster, build: pb.Build, name: str) -> bytes:
+    from minio import Minio
+
+    client = Minio(cluster.env["SCICUSTOM_S3_ENDPOINT"], access_key=cluster.env["SCICUSTOM_S3_ACCESS_KEY"],
+                   secret_key=cluster.env["SCICUSTOM_S3_SECRET_KEY"], secure=False)
+    (entry,) = [f for f in build.files if f.name == name]
+    return client.get_object(cluster.env["SCICUSTOM_S3_BUCKET"], entry.key).read()
+
+
+def test_a_build_since_an_earlier_one_writes_what_changed(cluster: Cluster) -> None:
+    stub = cluster.stub()
+    done = (pb.BUILD_STATE_SUCCEEDED, pb.BUILD_STATE_FAILED)
+    first = _wait(stub, stub.CreateBuild(_request(), timeout=60).build_id, lambda b: b.state in done)
+    request = _request()
+    request.since_build_id = first.build_id
+    second = _wait(stub, stub.CreateBuild(request, timeout=60).build_id, lambda b: b.state in done)
+    assert second.state == pb.BUILD_STATE_SUCCEEDED and second.since_build_id == first.build_id
+    diff = json.loads(_output(cluster, second, "diff.json"))
+    ids = [json.loads(line)["id"] for line in _output(cluster, first, "benchmark.jsonl").decode().splitlines()]
+    # Same spec, same corpus: every question is kept.
+    assert diff["previous"] == first.build_id and diff["questions"]["kept"] == ids
+    assert diff["questions"]["added"] == diff["questions"]["removed"] == []
 
 
 def test_poison_event_is_dead_lettered_while_later_builds_flow(cluster: Cluster) -> None:

@@ -129,6 +129,17 @@ class ElasticsearchSearchIndex:
         self.client.indices.refresh(index=self.index)
         return len(checked)
 
+    def delete_items(self, item_ids: Sequence[str]) -> int:
+        ids = list(dict.fromkeys(item_ids))
+        if not ids:
+            return 0
+        actions = ({"_op_type": "delete", "_index": self.index, "_id": i} for i in ids)
+        # A missing id is a 404 per action: not an error here (deleting is idempotent).
+        removed, _ = helpers.bulk(self.client, actions, chunk_size=self.bulk_chunk, raise_on_error=False,
+                                  raise_on_exception=True)
+        self.client.indices.refresh(index=self.index)
+        return int(removed)
+
     # reading --------------------------------------------------------------------------------------
     def _hits(self, query: dict[str, Any], sort: list[dict[str, Any]], fields: list[str],
               total: int | None = None, search_after: list[Any] | None = None) -> Iterator[dict[str, Any]]:

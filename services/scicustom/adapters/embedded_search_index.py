@@ -29,6 +29,12 @@ class EmbeddedSearchIndex:
         self._units = self._vectors = None
         return len(checked)
 
+    def delete_items(self, item_ids: Sequence[str]) -> int:
+        removed = sum(self._items.pop(i, None) is not None for i in dict.fromkeys(item_ids))
+        if removed:
+            self._units = self._vectors = None
+        return removed
+
     def item(self, item_id: str) -> IndexedItem:
         return self._items[item_id]
 

@@ -105,6 +105,14 @@ class ParquetCorpusRepository:
         _write_table(self.store, key, _items_table(items))
         return key
 
+    def remove_batch(self, batch_id: str) -> int:
+        names = {batch_shard_name(batch_id, "parquet"), batch_shard_name(batch_id, "npz")}
+        keys = [k for prefix in ("corpus/", "index/") for k in self.store.list_keys(prefix)
+                if k.rsplit("/", 1)[-1] in names]
+        for key in keys:
+            self.store.delete(key)
+        return len(keys)
+
     def load_items(self) -> list[CorpusItem]:
         merged: dict[str, CorpusItem] = {}
         for table in _tables(self.store, ITEMS_KEY, ITEM_SHARDS):

@@ -86,6 +86,12 @@ class TracedSearchIndex(TracedUnitIndex, TracedVectorIndex):
             span.set_attribute("scicustom.index.indexed", indexed)
             return indexed
 
+    def delete_items(self, item_ids: Sequence[str]) -> int:
+        with self._spans.span("index.delete_items", {"scicustom.index.items": len(item_ids)}) as span:
+            removed: int = self.inner.delete_items(item_ids)
+            span.set_attribute("scicustom.index.removed", removed)
+            return removed
+
 
 @overload
 def traced_index(inner: SearchIndex, tracer_provider: trace.TracerProvider | None = None) -> TracedSearchIndex: ...

@@ -24,6 +24,7 @@ from scicustom.app.papers.paper_stages import (
     parse_stored,
     record_needs_llm,
 )
+from scicustom.app.papers.withdrawal import withdraw_paper
 from scicustom.bootstrap import Context
 from scicustom.core.errors import InvalidInput
 from scicustom.events.v1 import events_pb2 as ev
@@ -69,6 +70,8 @@ class PaperStageHandler:
         try:
             if self.stage == "parse":
                 parsed = parse_stored(store, paper_id)
+                if parsed.superseded:  # the earlier version's instances leave the corpus and the index
+                    withdraw_paper(store, self.ctx.corpus, lambda: self.ctx.search_index, parsed.superseded)
                 body = ev.PaperEvent(artifact=ref_of(store, PaperKeys(paper_id).parsed),
                                      file_name=event.paper.file_name, superseded=parsed.superseded)
                 return [Outgoing(self.topics.of(kind), paper_id, envelope(kind, batch_id=paper_id, paper=body))]

@@ -91,6 +91,16 @@ class SearchIndexContract:
         assert small.items_with_units(["u4"]) == {"b": ["u4"], "d": ["u4"]}
         assert small.nearest(np.array([0, 1, 1]), 1)[0][0] == "b"
 
+    def test_deleting_removes_items_from_every_query_and_is_idempotent(self, small):
+        before = small.unit_counts()
+        assert small.delete_items(["b", "zz-not-there", "b"]) == 1
+        assert small.delete_items(["b"]) == 0
+        assert "b" not in small.item_ids()
+        assert all("b" not in small.items_with_units([u]) for u in before)
+        assert sum(small.unit_counts().values()) < sum(before.values())
+        assert all(i != "b" for i, _ in small.nearest(np.array([0, 1, 1]), 10))
+        assert small.delete_items([]) == 0
+
     @pytest.mark.parametrize("bad", [
         item("z", ("u9",)),                           # unit outside the catalog
         item("z", ("u1",), (1, 0)),                   # wrong dimensions

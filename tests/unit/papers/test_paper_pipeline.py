@@ -83,6 +83,8 @@ def test_the_same_bytes_are_one_paper_and_a_new_version_supersedes_the_old(ctx):
     again = _submit(ctx, "copy.nxml", jats)
     assert again.paper_id == old.paper_id and again.duplicate
     _run(ctx, [old.paper_id])
+    old_ids = {it.id for it in ctx.corpus.load_items()}
+    assert old_ids and all(ctx.search_index.item(i) for i in old_ids)
     before = {k: ctx.store.get_bytes(k) for k in ctx.store.list_keys(f"papers/{old.paper_id}/")}
     # A changed version of the same paper (one paragraph of the body less), same DOI.
     cut_at = jats.rindex(b"<p>")
@@ -97,6 +99,72 @@ def test_the_same_bytes_are_one_paper_and_a_new_version_supersedes_the_old(ctx):
     for key, data in before.items():
         assert ctx.store.get_bytes(key) == data
     assert [s.paper_id for s in list_papers(ctx.store, "superseded")] == [old.paper_id]
+    # Its instances left the corpus and the index (those the new version also has were made again).
+    withdrawn = json.loads(ctx.store.get_bytes(PaperKeys(old.paper_id).withdrawn))
+    assert withdrawn["items"] == len(old_ids) and withdrawn["removed_from_index"] == len(old_ids)
+    (new_batch,) = paper_status(ctx.store, new.paper_id).batch_ids
+    new_ids = set(_batch_ids(ctx, new_batch))
+    assert {it.id for it in ctx.corpus.load_items()} == new_ids == set(ctx.search_index.item_ids())
+    assert not [k for b in withdrawn["batches"] for k in ctx.store.list_keys("") if f"batch-{b}." in k]
+
+
+def test_a_batch_of_a_superseded_paper_is_never_left_indexed(ctx):
+    """The old version's batch reaches the index stage only after the new version was parsed."""
+    jats = member("pubmed", JATS[1])
+    old = _submit(ctx, "v1.nxml", jats)
+    handlers = [PaperStageHandler(s, ctx, TOPICS) for s in PAPER_STAGES]  # no tag/index workers yet
+
+    def extracted(paper_id: str):
+        return lambda: paper_status(ctx.store, paper_id).extractors.keys() == {"qa", "recipes", "hypotheses"}
+
+    assert run_until(ctx.event_bus, TOPICS, handlers, extracted(old.paper_id), 60.0)
+    cut_at = jats.rindex(b"<p>")
+    new = _submit(ctx, "v2.nxml", jats[:cut_at] + jats[jats.index(b"</p>", cut_at) + 4:])
+    assert run_until(ctx.event_bus, TOPICS, handlers, extracted(new.paper_id), 60.0)
+    _run(ctx, [old.paper_id, new.paper_id])  # now the ingest stages see both papers' batches
+    assert paper_status(ctx.store, old.paper_id).state == "superseded"
+    (old_batch,) = paper_status(ctx.store, old.paper_id).batch_ids
+    report = json.loads(ctx.store.get_bytes(f"ingest/batches/{old_batch}/indexed.json"))
+    assert report["withdrawn"] and report["indexed"] == 0
+    (new_batch,) = paper_status(ctx.store, new.paper_id).batch_ids
+    assert {it.id for it in ctx.corpus.load_items()} == set(_batch_ids(ctx, new_batch))
+    assert set(ctx.search_index.item_ids()) == set(_batch_ids(ctx, new_batch))
+
+
+class _SupersedingIndex:
+    """Indexes, then lets a newer version of the paper be parsed (writes its superseded marker)."""
+
+    def __init__(self, inner, store, paper_id: str) -> None:
+        self.inner, self.store, self.paper_id = inner, store, paper_id
+
+    def index_items(self, items):
+        count = self.inner.index_items(items)
+        self.store.put_bytes(PaperKeys(self.paper_id).superseded, b'{"by": "0123", "identity": "doi:x"}')
+        return count
+
+    def __getattr__(self, name):
+        return getattr(self.inner, name)
+
+
+def test_a_paper_superseded_while_its_batch_is_indexed_is_taken_out_again(ctx):
+    paper = _submit(ctx, "v1.nxml", member("pubmed", JATS[1]))
+    handlers = [PaperStageHandler(s, ctx, TOPICS) for s in PAPER_STAGES] + [IngestStageHandler("tag", ctx, TOPICS)]
+    assert run_until(ctx.event_bus, TOPICS, handlers,
+                     lambda: any(k.endswith("/tagged.jsonl") for k in ctx.store.list_keys("ingest/batches/")), 60.0)
+    inner = ctx.search_index
+    ctx.search_index = _SupersedingIndex(inner, ctx.store, paper.paper_id)
+    (batch,) = paper_status(ctx.store, paper.paper_id).batch_ids
+    indexed = f"ingest/batches/{batch}/indexed.json"
+    assert run_until(ctx.event_bus, TOPICS, [IngestStageHandler("index", ctx, TOPICS)],
+                     lambda: ctx.store.exists(indexed), 60.0)
+    report = json.loads(ctx.store.get_bytes(indexed))
+    assert report["withdrawn"] and report["indexed"] == 0
+    assert inner.item_ids() == [] and ctx.corpus.load_items() == []
+
+
+def _batch_ids(ctx, batch_id: str) -> list[str]:
+    lines = ctx.store.get_bytes(f"ingest/batches/{batch_id}/imported.jsonl").splitlines()
+    return [json.loads(line)["id"] for line in lines]
 
 
 def test_bad_input_fails_with_a_reason_and_a_dead_letter(ctx):

@@ -29,6 +29,7 @@ from scicustom.app.ingest.item_batches import (
     tagged_line,
 )
 from scicustom.app.ingest.search_indexing import mark_indexed
+from scicustom.app.papers.withdrawal import batch_withdrawn, withdraw_batches
 from scicustom.core.canonical_json import canonical_bytes
 from scicustom.core.corpus_item import CorpusItem
 from scicustom.core.intrinsic import quality_score
@@ -134,6 +135,11 @@ def index_batch(store: ObjectStore, repo: CorpusRepository, batch_id: str, tagge
     if store.exists(keys.indexed):
         report = _read_json(store, keys.indexed)
         return StepOutcome(batch_id, int(report["indexed"]), str(report["tagger_version"]), report)
+    if batch_withdrawn(store, batch_id):  # its paper was superseded before it got here: index nothing
+        report = {"batch_id": batch_id, "tagger_version": tagger_version, "index": index_name, "indexed": 0,
+                  "item_ids": [], "withdrawn": True}
+        store.put_bytes(keys.indexed, canonical_bytes(report))
+        return StepOutcome(batch_id, 0, tagger_version, report)
     good, skipped = parse_tagged(tagged, keys.tagged)
     lines_read = len(good) + sum(skipped.values())
     dims = Counter(len(t.embedding) for t in good).most_common(1)
@@ -174,5 +180,9 @@ def index_batch(store: ObjectStore, repo: CorpusRepository, batch_id: str, tagge
         "seconds": {**tag_report.get("seconds", {}), "perplexity": round(perplexity_s, 4),
                     "indexing": round(done - indexing, 4)},
     }
+    if batch_withdrawn(store, batch_id):  # superseded while it was being indexed: take it out again
+        store.put_bytes(keys.indexed, canonical_bytes(report))  # what withdraw_batches looks for
+        withdraw_batches(store, repo, lambda: search_index, [batch_id])
+        report = {**report, "indexed": 0, "item_ids": [], "withdrawn": True}
     store.put_bytes(keys.indexed, canonical_bytes(report))  # written last: the step is done
-    return StepOutcome(batch_id, indexed, tagger_version, report)
+    return StepOutcome(batch_id, int(report["indexed"]), tagger_version, report)

@@ -38,6 +38,15 @@ def mark_indexed(store: ObjectStore, index_name: str, tagger_version: str, name:
     store.put_bytes(f"{marker_prefix(index_name, tagger_version)}{name}.json", canonical_bytes(sorted(ids)))
 
 
+def unmark_batch(store: ObjectStore, batch_id: str) -> int:
+    """Deletes the batch's indexed markers (every tagger version and index); returns how many."""
+    name = f"batch-{batch_id}.json"
+    keys = [k for k in store.list_keys("index/") if "/search-indexed/" in k and k.rsplit("/", 1)[-1] == name]
+    for key in keys:
+        store.delete(key)
+    return len(keys)
+
+
 def indexed_ids(store: ObjectStore, index_name: str, tagger_version: str) -> set[str]:
     done: set[str] = set()
     for key in store.list_keys(marker_prefix(index_name, tagger_version)):

@@ -10,6 +10,8 @@ bytes, so the same bytes are one paper (content-hash de-duplication):
   papers/<id>/rejected-<extractor>.jsonl   the candidates its grounding checks rejected (audit)
   papers/<id>/failed.json                a stage gave the paper up: stage, reason (FAILED)
   papers/<id>/superseded.json            a changed version of the same paper (DOI/PMID) replaced it
+  papers/<id>/withdrawn.json             its instances were then taken out of the corpus and the index
+  papers/<id>/supersedes.json            the earlier version this paper replaced
   papers/identities/<digest>.json        DOI or PMID -> the paper id that holds it now
 """
 
@@ -69,6 +71,14 @@ class PaperKeys:
     @property
     def superseded(self) -> str:
         return self._key("superseded.json")
+
+    @property
+    def supersedes(self) -> str:
+        return self._key("supersedes.json")
+
+    @property
+    def withdrawn(self) -> str:
+        return self._key("withdrawn.json")
 
     def report(self, extractor: str) -> str:
         return self._key(f"extract-{extractor}.json")

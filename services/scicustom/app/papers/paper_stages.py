@@ -69,6 +69,8 @@ def _supersede(store: ObjectStore, paper_id: str, parsed: ParsedPaper) -> str:
             replaced = old
         if previous is None or previous["paper_id"] != paper_id:
             write_json(store, key, {"paper_id": paper_id, "identity": identity})
+    if replaced:  # read again when the parse event is redelivered, so the withdrawal is retried
+        write_json(store, PaperKeys(paper_id).supersedes, {"paper_id": replaced})
     return replaced
 
 
@@ -77,7 +79,8 @@ def parse_stored(store: ObjectStore, paper_id: str) -> Parsed:
     keys = PaperKeys(paper_id)
     existing = read_json(store, keys.parsed)
     if existing is not None:
-        return Parsed(paper_id, ParsedPaper.from_record(existing), "")
+        replaced = read_json(store, keys.supersedes)
+        return Parsed(paper_id, ParsedPaper.from_record(existing), str((replaced or {}).get("paper_id", "")))
     meta = read_json(store, keys.meta)
     if meta is None:
         raise PaperRejected(f"paper {paper_id} has no submission record")
