@@ -13,12 +13,15 @@ that cannot be read is a PoisonEvent: dead-lettered at once and FAILED with the 
 
 from __future__ import annotations
 
+from functools import cached_property
+
 from scicustom.app.ingest.item_batches import BatchKeys
 from scicustom.app.papers.llm_extractors import LLM_QA_SOURCE, LLMExtractors
 from scicustom.app.papers.paper_records import PaperKeys, check_paper_id, record_failure
 from scicustom.app.papers.paper_stages import (
     Extracted,
     PaperRejected,
+    definition_vocabulary,
     extract_qa_offline,
     extract_with,
     parse_stored,
@@ -27,6 +30,7 @@ from scicustom.app.papers.paper_stages import (
 from scicustom.app.papers.withdrawal import withdraw_paper
 from scicustom.bootstrap import Context
 from scicustom.core.errors import InvalidInput
+from scicustom.core.papers.initialisms import InitialismIndex
 from scicustom.events.v1 import events_pb2 as ev
 from scicustom.workers.envelopes import PoisonEvent, envelope, get_artifact, ref_of
 from scicustom.workers.stage_consumer import Outgoing
@@ -41,6 +45,10 @@ class PaperStageHandler:
         self.ctx = ctx
         self.topics = topics
 
+    @cached_property
+    def _vocabulary(self) -> InitialismIndex:
+        return definition_vocabulary(self.ctx.catalog)
+
     def _extractors(self) -> LLMExtractors | None:
         model = self.ctx.settings.paper_llm_model
         return LLMExtractors(self.ctx.llm, model) if model else None
@@ -49,7 +57,7 @@ class PaperStageHandler:
         store, llm = self.ctx.store, self._extractors()
         if self.stage == "extract-qa":
             if llm is None:
-                return extract_qa_offline(store, paper_id)
+                return extract_qa_offline(store, paper_id, vocabulary=self._vocabulary)
             return extract_with(store, paper_id, "qa", llm.qa, LLM_QA_SOURCE)
         extractor = self.stage.removeprefix("extract-")
         if llm is None:

@@ -13,6 +13,7 @@ from scicustom.core.papers.cloze import BLANK, N_DISTRACTORS, generate_cloze
 from scicustom.core.papers.document import DraftSection, PaperDraft, ParsedPaper, assemble
 from scicustom.core.papers.formats import parse_paper
 from scicustom.core.papers.grounding import answer_supported, citation_grounded, citation_score
+from scicustom.core.papers.initialisms import InitialismIndex, initials
 from tests.support.real_papers import JATS, MEDLINE_SMALL, PDF_TEI, TEI, member
 
 
@@ -22,7 +23,7 @@ def _papers() -> list[ParsedPaper]:
         [parse_paper(member("grobid", p), p) for p in (PDF_TEI, *TEI)]
 
 
-def _check(paper: ParsedPaper, item) -> None:
+def _check(paper: ParsedPaper, item, vocabulary: frozenset[str] = frozenset()) -> None:
     start, end = item.evidence
     sentence = paper.text[start:end]
     answer = item.answer
@@ -34,7 +35,8 @@ def _check(paper: ParsedPaper, item) -> None:
     else:
         assert item.answer_index is None  # open: the build's MCQ stage adds distractors
     for option in item.options:
-        assert option in paper.text  # every option is a span of the paper, nothing invented
+        # every option is a span of the paper or a term of the ontology: nothing invented
+        assert option in paper.text or option in vocabulary
     if item.kind == "abbreviation":
         assert "What does" in item.question and BLANK in item.question
     else:
@@ -72,6 +74,27 @@ def test_abbreviation_definitions_come_from_the_paper():
     paper = parse_paper(member("pubmed", JATS[3]), JATS[3])  # Rift Valley fever (RVF)
     questions = [i for i in generate_cloze(paper).items if i.kind == "abbreviation"]
     assert any('"RVF"' in q.question and q.answer == "Rift Valley fever" for q in questions)
+
+
+def test_definition_questions_take_ontology_terms_with_the_same_initials_as_distractors():
+    paper = parse_paper(member("pubmed", JATS[3]), JATS[3])  # Rift Valley fever (RVF)
+    terms = frozenset(["Right ventricular failure", "Rift Valley fever", "renal vascular flow", "Rotavirus",
+                       "red visual field", "Plant anatomy"])
+    rvf = next(i for i in generate_cloze(paper, vocabulary=InitialismIndex(terms)).items if '"RVF"' in i.question)
+    # The answer itself and one-word terms are never distractors; the paper's long forms fill the rest.
+    assert rvf.answer == "Rift Valley fever" and rvf.ontology_distractors == 3
+    assert {"Right ventricular failure", "renal vascular flow", "red visual field"} <= set(rvf.options)
+    assert len(rvf.options) == 1 + N_DISTRACTORS and rvf.options[rvf.answer_index] == rvf.answer
+    _check(paper, rvf, terms)
+    without = next(i for i in generate_cloze(paper).items if '"RVF"' in i.question)
+    assert without.ontology_distractors == 0
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.lists(st.text(alphabet="abcdefgh -", min_size=1, max_size=30), max_size=30), st.text("abcdefgh", max_size=5))
+def test_initialism_lookup_only_returns_terms_spelling_the_abbreviation(terms, short):
+    for term in InitialismIndex(terms).terms_for(short):
+        assert initials(term) == short.lower() and len(term.split()) + term.count("-") >= 2
 
 
 @settings(max_examples=25, deadline=None)

@@ -32,6 +32,8 @@ from scicustom.core.corpus_item import CorpusItem, make_item
 from scicustom.core.papers.cloze import GENERATOR, ClozeResult, GeneratedItem, generate_cloze
 from scicustom.core.papers.document import ParsedPaper, UnreadablePaper
 from scicustom.core.papers.formats import parse_paper
+from scicustom.core.papers.initialisms import InitialismIndex
+from scicustom.core.units import UnitCatalog
 from scicustom.ports import ObjectStore
 
 CLOZE_SOURCE = "paper-cloze"
@@ -173,17 +175,25 @@ def _cloze_instance(paper_id: str, parsed: ParsedPaper, generated: GeneratedItem
             "answer_index": generated.answer_index, "answer": generated.answer, "question_type": generated.kind,
             "generator": generated.generator, "evidence": parsed.text[generated.evidence[0]:generated.evidence[1]],
             "answer_span": list(generated.answer_span),
+            "distractors_from_ontology": generated.ontology_distractors,
             "provenance": provenance(paper_id, parsed, generated.section, generated.evidence, generated.generator,
                                       generated.model_version)}
 
 
-def extract_qa_offline(store: ObjectStore, paper_id: str, max_items: int = 50) -> Extracted:
-    """Deterministic grounded cloze/definition MCQs (core/papers/cloze.py) as one batch of items."""
+def definition_vocabulary(catalog: UnitCatalog) -> InitialismIndex:
+    """The ontology terms definition questions take distractors from: unit names and their keywords."""
+    return InitialismIndex(term for unit in catalog.units for term in (unit.name, *unit.keywords))
+
+
+def extract_qa_offline(store: ObjectStore, paper_id: str, max_items: int = 50,
+                       vocabulary: InitialismIndex | None = None) -> Extracted:
+    """Deterministic grounded cloze/definition MCQs (core/papers/cloze.py) as one batch of items;
+    `vocabulary`: the ontology terms definition questions may take distractors from."""
     done = _existing(store, paper_id, "qa") or _superseded(store, paper_id, "qa")
     if done is not None:
         return done
     parsed = load_parsed(store, paper_id)
-    result = generate_cloze(parsed, max_items=max_items)
+    result = generate_cloze(parsed, max_items=max_items, vocabulary=vocabulary)
     instances, items = cloze_items(paper_id, parsed, result)
     meta = {"source": CLOZE_SOURCE, "origin": paper_id, "title": parsed.title[:1000],
             "licence": (parsed.licence or UNSPECIFIED_LICENCE)[:100]}

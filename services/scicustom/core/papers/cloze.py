@@ -3,7 +3,8 @@
 It never writes a fact: the stem is a sentence of the paper with one span blanked (a quantity with
 its unit, a chemical formula) or asks what an abbreviation defined in the paper stands for; the
 answer is that span, and the distractors are other spans of the same type from the same paper (same
-unit for quantities); with fewer than three of those the item is open (question and answer). An
+unit for quantities) or, for an abbreviation, ontology terms with the same initials first
+(initialisms.py); with fewer than three of those the item is open (question and answer). An
 item is kept only if it passes the grounding checks (the stem with the answer put back is the
 sentence at the cited span, byte for byte) and the ambiguity checks (the sentence stands on its own,
 the answer occurs once, no distractor occurs in the sentence, distractors distinct from the answer
@@ -21,6 +22,7 @@ from typing import Any
 from scicustom.core.corpus_item import normalise_text
 from scicustom.core.papers.document import ParsedPaper, Sentence
 from scicustom.core.papers.grounding import answer_supported, citation_grounded
+from scicustom.core.papers.initialisms import InitialismIndex
 
 GENERATOR = "cloze-v1"
 MODEL_VERSION = "deterministic"
@@ -72,6 +74,7 @@ class GeneratedItem:
     answer: str
     generator: str = GENERATOR
     model_version: str = MODEL_VERSION
+    ontology_distractors: int = 0  # distractors taken from the ontology vocabulary (the rest: the paper)
 
 
 
@@ -162,22 +165,32 @@ def _singular(text: str) -> str:
     return norm[:-1] if norm.endswith("s") and len(norm) > 3 else norm
 
 
-def _distractors(span: Span, sentence: str, pool: dict[str, list[str]], terms: dict[str, str]) -> list[str]:
-    """Same-type spans of the paper, none in the sentence, none another name of the answer."""
+def _distractors(span: Span, sentence: str, pool: dict[str, list[str]], terms: dict[str, str],
+                 vocabulary: InitialismIndex | None) -> tuple[list[str], int]:
+    """Same-type options, none in the sentence, none another name of the answer: for an abbreviation,
+    ontology terms with its initials first (the paper's other long forms would give the answer away),
+    then the paper's own spans. Returns the distractors and how many came from the ontology."""
     seen = {_singular(span.text)}
-    chosen: list[str] = []
     sentence_n = normalise_text(sentence)
     term = _singular(span.term)
-    for option in pool.get(span.key, []):
+
+    def usable(option: str) -> bool:
         norm = _singular(option)
         if norm in seen or normalise_text(option) in sentence_n or (term and _singular(terms.get(
                 normalise_text(option), "")) == term):
-            continue
+            return False
         seen.add(norm)
-        chosen.append(option)
-    # The closest in length first (a stable choice that keeps options alike), then paper order.
-    chosen.sort(key=lambda o: abs(len(o) - len(span.text)))
-    return chosen[:N_DISTRACTORS]
+        return True
+
+    # The closest in length first (a stable choice that keeps options alike), then source order.
+    def by_length(options: list[str]) -> list[str]:
+        return sorted(options, key=lambda o: abs(len(o) - len(span.text)))
+
+    ontology = [o for o in by_length(vocabulary.terms_for(span.term)) if usable(o)] \
+        if vocabulary is not None and span.kind == "abbreviation" else []
+    paper = by_length([o for o in pool.get(span.key, []) if usable(o)])
+    chosen = (ontology + paper)[:N_DISTRACTORS]
+    return chosen, min(len(ontology), N_DISTRACTORS)
 
 
 def _reject_reason(paper: ParsedPaper, sentence: Sentence, text: str, span: Span) -> str:
@@ -192,8 +205,9 @@ def _reject_reason(paper: ParsedPaper, sentence: Sentence, text: str, span: Span
     return ""
 
 
-def generate_cloze(paper: ParsedPaper, max_items: int = 50) -> ClozeResult:
-    """Grounded cloze/definition MCQs of `paper`, at most one per sentence and `max_items` in all."""
+def generate_cloze(paper: ParsedPaper, max_items: int = 50, vocabulary: InitialismIndex | None = None) -> ClozeResult:
+    """Grounded cloze/definition MCQs of `paper`, at most one per sentence and `max_items` in all;
+    `vocabulary`: ontology terms that can be distractors of definition questions."""
     per_sentence: list[tuple[Sentence, str, list[Span]]] = []
     pool: dict[str, list[str]] = {}
     terms: dict[str, str] = {}  # abbreviations: long form -> short form
@@ -216,11 +230,11 @@ def generate_cloze(paper: ParsedPaper, max_items: int = 50) -> ClozeResult:
         evidence = (sentence.start, sentence.end)
         for span in sorted(spans, key=lambda s: (priority[s.kind], s.start)):
             reason = _reject_reason(paper, sentence, text, span)
-            distractors = _distractors(span, text, pool, terms) if not reason else []
             if reason:
                 result.rejections.append(Rejection(reason, span.kind, span.text, evidence))
                 continue
-            item = _item(paper, section, text, span, distractors, evidence)
+            distractors, from_ontology = _distractors(span, text, pool, terms, vocabulary)
+            item = _item(paper, section, text, span, distractors, evidence, from_ontology)
             if item is None:
                 result.rejections.append(Rejection("not grounded", span.kind, span.text, evidence))
                 continue
@@ -230,7 +244,7 @@ def generate_cloze(paper: ParsedPaper, max_items: int = 50) -> ClozeResult:
 
 
 def _item(paper: ParsedPaper, section: str, text: str, span: Span, distractors: list[str],
-          evidence: tuple[int, int]) -> GeneratedItem | None:
+          evidence: tuple[int, int], from_ontology: int) -> GeneratedItem | None:
     title = paper.title or "the paper"
     if span.kind == "abbreviation":
         question = (f'In the paper "{title}", the abbreviation "{span.term}" is defined in this sentence: '
@@ -249,4 +263,4 @@ def _item(paper: ParsedPaper, section: str, text: str, span: Span, distractors: 
         return GeneratedItem(question, (), None, span.kind, section, evidence, (span.start, span.end), span.text)
     options = _order(question, [span.text, *distractors])
     return GeneratedItem(question, tuple(options), options.index(span.text), span.kind, section, evidence,
-                         (span.start, span.end), span.text)
+                         (span.start, span.end), span.text, ontology_distractors=from_ontology)
