@@ -142,3 +142,14 @@ def test_stage_records_round_trip_exactly_through_json(method):
     for value, kind in ((voted, VotedUnits), (listed, CandidateList), (cut, CutoffStage), (selection, Selection),
                         (generated, Generated)):
         assert kind.from_record(json.loads(json.dumps(value.to_record()))) == value
+
+
+@pytest.mark.parametrize("floor", [1, 1000])
+def test_the_thin_coverage_floor_of_the_request_is_the_one_a_distributed_build_applies(ctx, floor):
+    build = create_build(ctx, min_items=floor)
+    run_workers(ctx, terminal(ctx, build.build_id))
+    final = BuildServicer(ctx).GetBuild(pb.GetBuildRequest(build_id=build.build_id), None)
+    assert final.state == pb.BUILD_STATE_SUCCEEDED and final.n_mcq >= 1
+    assert final.coverage_status == ("ok" if final.n_mcq >= floor else "thin")
+    config = json.loads(ctx.store.get_bytes(BuildRecords(ctx.store, build.build_id).output_key("config.json")))
+    assert config["coverage"]["min_items"] == floor

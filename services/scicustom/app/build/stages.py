@@ -140,7 +140,7 @@ class BuildStage:
                 CandidateList.from_record(records.stage_record("candidates")),
                 CutoffStage.from_record(records.stage_record("cutoff")),
                 Selection.from_record(records.stage_record("select")),
-                Generated.from_record(records.stage_record("generate")))
+                Generated.from_record(records.stage_record("generate")), spec.params.min_items)
             since = str(records.read_json(records.spec_key).get("since_build_id", ""))
             files = with_diff(render_files(requirement, spec.params, spec.jury, versions, result,
                                            world.mcq_writer.name if world.mcq_writer else None),
