@@ -32,6 +32,8 @@ class Settings(BaseSettings):
     # recipes and hypotheses report "needs an LLM"), and the largest paper accepted.
     paper_llm_model: str | None = None
     paper_max_bytes: int = Field(default=64 * 1024 * 1024, ge=1)
+    # When set, `papers submit` uploads to this PaperService (host:port) instead of the store and bus.
+    paper_service_address: str = ""
     # Batch sizes for the local models.
     embed_batch: int = 64
     perplexity_batch: int = 16

@@ -14,6 +14,7 @@ from scicustom.app.build.output_writer import check_output_dir, write_atomically
 from scicustom.app.build.request import BuildRequest
 from scicustom.app.build.since import previous_build_dir, with_diff
 from scicustom.bootstrap import Context
+from scicustom.client.rpc_errors import call_error
 from scicustom.builds.v1 import builds_pb2 as pb
 from scicustom.builds.v1 import builds_pb2_grpc as pb_grpc
 from scicustom.core.errors import InvalidInput, PreconditionFailed
@@ -31,16 +32,6 @@ def create_request(request: BuildRequest) -> pb.CreateBuildRequest:
                                  proxy_samples=params.proxy_samples, seed=params.seed,
                                  relevance_quantile=request.jury.relevance_quantile,
                                  llm_judges=request.jury.llm_judges, min_items=params.min_items)
-
-
-def _call_error(exc: grpc.RpcError, address: str) -> Exception:
-    code, details = exc.code(), exc.details() or ""
-    if code == grpc.StatusCode.INVALID_ARGUMENT:
-        field, _, problem = details.partition(": ")
-        return InvalidInput(field, problem or details)
-    if code == grpc.StatusCode.UNAVAILABLE:
-        return PreconditionFailed(f"BuildService at {address} is unreachable ({details})")
-    return PreconditionFailed(f"BuildService: {code.name}: {details}")
 
 
 def fetch_files(ctx: Context, build: pb.Build) -> dict[str, str]:
@@ -82,7 +73,7 @@ def run_remote_build(ctx: Context, request: BuildRequest, out: Path, force: bool
                         print(f"  {progress.stages_done}/{progress.stages_total} stages done; "
                               f"now {progress.current_stage}", file=sys.stderr)
             except grpc.RpcError as exc:
-                raise _call_error(exc, address) from None
+                raise call_error(exc, "BuildService", address) from None
     finally:
         channel.close()
         shutdown_tracing()

@@ -139,6 +139,12 @@ def _submit(args: argparse.Namespace, ctx: Context) -> int:
         if not path.is_file():
             raise InvalidInput(f"FILE[{i}]", f"{path} is not a file")
         check_file_name(path.name)
+    if ctx.settings.paper_service_address:  # remote: the bytes go up the gRPC stream, no store access
+        from scicustom.client.paper_client import submit_remote
+
+        remote = submit_remote(ctx.settings.paper_service_address, args.files, args.wait, args.timeout)
+        _render(remote, args.json, [str(p) for p in args.files])
+        return _exit(remote)
     announce, dead_letter, limits = _submitters(ctx)
     submitted = [submit_paper_stream(ctx.store, announce, dead_letter, path.name, _chunks(path), limits,
                                      declared_size=path.stat().st_size) for path in args.files]

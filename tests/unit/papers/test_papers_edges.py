@@ -55,6 +55,48 @@ def test_cli_medline_import_and_incoming_prefix(home, capsys):
     assert capsys.readouterr().out == ""
 
 
+def test_cli_submits_to_a_remote_paper_service_without_store_credentials(tmp_path, home, monkeypatch, capsys):
+    """The CLI's home has no corpus or store of its own: everything goes through PaperService."""
+    import threading
+
+    from scicustom.commands.service import server_interceptors
+    from scicustom.grpc_server.server import start_server
+    from scicustom.ingest.worker import IngestStageHandler
+    from scicustom.papers.worker import PaperStageHandler
+    from scicustom.workers.in_process import run_until
+    from scicustom.workers.topics import INGEST_STAGES, PAPER_STAGES, Topics
+    from tests.unit.ingest_pipeline.conftest import PREFIX
+
+    (tmp_path / "service").mkdir()
+    service = make_context(tmp_path / "service")
+    files = [member_file("pubmed", JATS[0]), member_file("grobid", TEI_WITHDRAWN)]
+    server, _, port = start_server([binding(service)], "127.0.0.1", 0, max_message_bytes=16 * 1024 * 1024,
+                                   interceptors=server_interceptors())
+    try:
+        monkeypatch.setenv("SCICUSTOM_PAPER_SERVICE_ADDRESS", f"127.0.0.1:{port}")
+        topics = Topics(PREFIX)
+        handlers = [PaperStageHandler(s, service, topics) for s in PAPER_STAGES] + \
+            [IngestStageHandler(s, service, topics) for s in INGEST_STAGES]
+        stop = threading.Event()
+        workers = threading.Thread(target=run_until, args=(service.event_bus, topics, handlers, stop.is_set, 120.0))
+        workers.start()
+        try:
+            code = main(["papers", "submit", *map(str, files), "--wait", "--timeout", "120", "--json"])
+        finally:
+            stop.set()
+            workers.join()
+    finally:
+        server.stop(None)
+    assert code == 1  # one paper failed
+    ok, failed = json.loads(capsys.readouterr().out)["papers"]
+    assert ok["state"] == "INDEXED" and ok["instances"]["qa"] > 5 and ok["file"] == str(files[0])
+    assert failed["state"] == "FAILED" and failed["reason"] == "the paper has no text"
+    assert not (home / "store").exists()  # nothing was written on the caller's side
+    monkeypatch.setenv("SCICUSTOM_PAPER_SERVICE_ADDRESS", f"127.0.0.1:{port}")  # the server is gone now
+    assert main(["papers", "submit", str(files[0])]) == 2
+    assert "PaperService at 127.0.0.1" in capsys.readouterr().err
+
+
 def test_grpc_upload_get_list_and_limits(tmp_path):
     ctx = make_context(tmp_path, paper_max_bytes=4_000_000)
     pdf = member("grobid", PDF)
