@@ -14,9 +14,9 @@ from scicustom.app.build.output_writer import check_output_dir, write_atomically
 from scicustom.app.build.request import BuildRequest
 from scicustom.app.build.since import previous_build_dir, with_diff
 from scicustom.bootstrap import Context
-from scicustom.client.rpc_errors import call_error
 from scicustom.builds.v1 import builds_pb2 as pb
 from scicustom.builds.v1 import builds_pb2_grpc as pb_grpc
+from scicustom.client.rpc_errors import call_error
 from scicustom.core.errors import InvalidInput, PreconditionFailed
 
 CREATE_TIMEOUT_S = 60.0
