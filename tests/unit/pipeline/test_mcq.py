@@ -6,6 +6,7 @@ from hypothesis import strategies as st
 
 from scicustom.core.build.mcq import answer_slot, from_mcq_item, from_open_item, parse_llm_mcq, pick_distractors
 from scicustom.core.corpus_item import make_item
+from scicustom.core.quantities import answer_shape
 
 
 def test_mcq_item_is_kept_verbatim_with_labels():
@@ -18,6 +19,21 @@ def test_mcq_item_is_kept_verbatim_with_labels():
 def test_distractors_never_equal_answer_and_are_unique():
     picked = pick_distractors("Capsid", ["capsid ", "Envelope", "envelope", "Genome", "", "Tegument", "Spike"])
     assert picked == ["Envelope", "Genome", "Tegument"]
+
+
+def test_distractors_have_the_answer_s_shape():
+    neighbours = ["0.2M", "Increase in temperature", "5000 ng", "12 mM", "7", "0.5 mM", "3.4 mM", "2 mM", "Km"]
+    assert pick_distractors("3.4 mM", neighbours) == ["12 mM", "0.5 mM", "2 mM"]
+    assert pick_distractors("Vmax", neighbours) == ["Increase in temperature", "Km"]  # too few: left out later
+    assert pick_distractors("42", neighbours) == ["7"]
+    assert [answer_shape(t) for t in ("3.4 mM", "20%", "37 °C", "1,5", "1.5-2 h", "Capsid 2")] == [
+        "quantity:mM", "quantity:%", "quantity:°C", "number", "quantity:h", "text"]
+
+
+@given(st.text(max_size=12), st.lists(st.text(max_size=12), max_size=30))
+def test_picked_distractors_always_share_the_answer_s_shape(answer, neighbours):
+    for picked in pick_distractors(answer, neighbours):
+        assert answer_shape(picked) == answer_shape(answer)
 
 
 def test_open_item_gets_exactly_one_correct_label():

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from scicustom.core.corpus_item import CorpusItem, normalise_text
+from scicustom.core.quantities import answer_shape
 from scicustom.core.requirement import Requirement
 from scicustom.ports import MCQWriter
 
@@ -48,12 +49,15 @@ def from_mcq_item(item: CorpusItem, provenance: dict[str, Any]) -> MCQ:
 
 
 def pick_distractors(answer: str, neighbour_answers: Sequence[str], count: int = OFFLINE_DISTRACTORS) -> list[str]:
-    """Nearest-first answers of neighbouring items, de-duplicated, never equal to the answer."""
+    """Nearest-first answers of neighbouring items of the answer's shape (a quantity of the same unit,
+    a bare number, or text: "5000 ng" beside "Increase in temperature" gives the key away),
+    de-duplicated, never equal to the answer."""
     taken = {normalise_text(answer)}
+    shape = answer_shape(answer)
     chosen = []
     for text in neighbour_answers:
         key = normalise_text(text)
-        if not key or key in taken:
+        if not key or key in taken or answer_shape(text) != shape:
             continue
         taken.add(key)
         chosen.append(text.strip())

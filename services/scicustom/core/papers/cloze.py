@@ -23,6 +23,7 @@ from scicustom.core.corpus_item import normalise_text
 from scicustom.core.papers.document import ParsedPaper, Sentence
 from scicustom.core.papers.grounding import answer_supported, citation_grounded
 from scicustom.core.papers.initialisms import InitialismIndex
+from scicustom.core.quantities import QUANTITY
 
 GENERATOR = "cloze-v1"
 MODEL_VERSION = "deterministic"
@@ -30,11 +31,6 @@ BLANK = "_____"
 N_DISTRACTORS = 3
 MIN_SENTENCE, MAX_SENTENCE = 50, 400
 
-_UNITS = (r"%|°C|℃|K|kg|mg|µg|μg|ng|g|mL|ml|µL|μL|L|mM|µM|μM|nM|pM|M|mmol|µmol|μmol|mol|h|hr|min|s|ms|"
-          r"days?|weeks?|months?|years?|nm|µm|μm|mm|cm|km|m|eV|meV|keV|mV|kV|V|mA|µA|A|mW|kW|W|kHz|MHz|GHz|Hz|"
-          r"kPa|MPa|GPa|Pa|bar|atm|rpm|kcal ?mol[-−]1|kJ ?mol[-−]1|kJ|J|kcal|Da|kDa|mAh ?g[−-]1|mAh/g|"
-          r"wt ?%|at ?%|vol ?%|ppm|bp|kb")
-_QUANTITY = re.compile(rf"(?<![\w.,\-−])([-−]?\d+(?:\.\d+)?(?:\s?[-–]\s?\d+(?:\.\d+)?)?)\s?({_UNITS})(?![\w/])")
 _ELEMENT_SYMBOLS = ("H He Li Be B C N O F Ne Na Mg Al Si P S Cl Ar K Ca Sc Ti V Cr Mn Fe Co Ni Cu Zn Ga Ge As Se Br "
                     "Kr Rb Sr Y Zr Nb Mo Tc Ru Rh Pd Ag Cd In Sn Sb Te I Xe Cs Ba La Ce Pr Nd Pm Sm Eu Gd Tb Dy Ho "
                     "Er Tm Yb Lu Hf Ta W Re Os Ir Pt Au Hg Tl Pb Bi Po At Rn Fr Ra Ac Th Pa U Np Pu")
@@ -149,7 +145,7 @@ def find_spans(text: str, offset: int) -> list[Span]:
     for m in _FORMULA.finditer(text):
         if _is_formula(m.group(1)):
             spans.append(Span("formula", "formula", m.group(1), offset + m.start(1), offset + m.end(1)))
-    for m in _QUANTITY.finditer(text):
+    for m in QUANTITY.finditer(text):
         unit = re.sub(r"\s", "", m.group(2))
         spans.append(Span("quantity", f"quantity:{unit}", m.group(0), offset + m.start(), offset + m.end()))
     return spans
