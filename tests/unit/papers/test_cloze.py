@@ -9,7 +9,7 @@ from functools import cache
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scicustom.core.papers.cloze import BLANK, N_DISTRACTORS, generate_cloze
+from scicustom.core.papers.cloze import BLANK, N_DISTRACTORS, generate_cloze, scaled_quantities
 from scicustom.core.papers.document import DraftSection, PaperDraft, ParsedPaper, assemble
 from scicustom.core.papers.formats import parse_paper
 from scicustom.core.papers.grounding import answer_supported, citation_grounded, citation_score
@@ -35,8 +35,8 @@ def _check(paper: ParsedPaper, item, vocabulary: frozenset[str] = frozenset()) -
     else:
         assert item.answer_index is None  # open: the build's MCQ stage adds distractors
     for option in item.options:
-        # every option is a span of the paper or a term of the ontology: nothing invented
-        assert option in paper.text or option in vocabulary
+        # every option is a span of the paper, a term of the ontology or the answer's value scaled
+        assert option in paper.text or option in vocabulary or option in scaled_quantities(answer)
     if item.kind == "abbreviation":
         assert "What does" in item.question and BLANK in item.question
     else:
@@ -82,12 +82,25 @@ def test_definition_questions_take_ontology_terms_with_the_same_initials_as_dist
                        "red visual field", "Plant anatomy"])
     rvf = next(i for i in generate_cloze(paper, vocabulary=InitialismIndex(terms)).items if '"RVF"' in i.question)
     # The answer itself and one-word terms are never distractors; the paper's long forms fill the rest.
-    assert rvf.answer == "Rift Valley fever" and rvf.ontology_distractors == 3
+    assert rvf.answer == "Rift Valley fever" and rvf.distractor_sources == {"ontology": 3}
     assert {"Right ventricular failure", "renal vascular flow", "red visual field"} <= set(rvf.options)
     assert len(rvf.options) == 1 + N_DISTRACTORS and rvf.options[rvf.answer_index] == rvf.answer
     _check(paper, rvf, terms)
     without = next(i for i in generate_cloze(paper).items if '"RVF"' in i.question)
-    assert without.ontology_distractors == 0
+    assert "ontology" not in without.distractor_sources
+
+
+def test_a_quantity_short_of_paper_distractors_gets_its_value_scaled_in_the_same_unit():
+    assert scaled_quantities("3.4 mM") == ["34 mM", "0.34 mM", "6.8 mM", "1.7 mM"]
+    assert scaled_quantities("47kg") == ["470kg", "4.7kg", "94kg", "23.5kg"]
+    assert scaled_quantities("1.5-2 h") == scaled_quantities("0 mM") == scaled_quantities("Km") == []
+    paper = parse_paper(member("pubmed", MEDLINE_SMALL), "pubmed-29768149.xml")
+    for item in generate_cloze(paper).items:
+        if item.kind == "quantity":  # never open: the scaled values complete the options
+            assert item.options and item.options[item.answer_index] == item.answer
+            assert sum(item.distractor_sources.values()) == N_DISTRACTORS
+            scaled = set(scaled_quantities(item.answer))
+            assert sum(o in scaled for o in item.options) == item.distractor_sources.get("scaled", 0)
 
 
 @settings(max_examples=50, deadline=None)
@@ -109,10 +122,11 @@ def test_any_selection_of_real_paragraphs_gives_grounded_items(data):
 
 
 def test_an_answer_without_enough_distractors_gives_an_open_item():
-    paper = parse_paper(member("pubmed", MEDLINE_SMALL), "pubmed-29768149.xml")
-    items = generate_cloze(paper).items
-    assert any(i.options == () and i.answer_index is None for i in items)
-    for item in items:
+    opened = [(paper, i) for paper in _papers() for i in generate_cloze(paper).items if not i.options]
+    assert opened and all(i.answer_index is None for _, i in opened)
+    # a quantity is open only when its value cannot be scaled (a range, zero)
+    assert all(not scaled_quantities(i.answer) for _, i in opened if i.kind == "quantity")
+    for paper, item in opened:
         _check(paper, item)
 
 

@@ -175,7 +175,7 @@ def _cloze_instance(paper_id: str, parsed: ParsedPaper, generated: GeneratedItem
             "answer_index": generated.answer_index, "answer": generated.answer, "question_type": generated.kind,
             "generator": generated.generator, "evidence": parsed.text[generated.evidence[0]:generated.evidence[1]],
             "answer_span": list(generated.answer_span),
-            "distractors_from_ontology": generated.ontology_distractors,
+            "distractor_sources": generated.distractor_sources,
             "provenance": provenance(paper_id, parsed, generated.section, generated.evidence, generated.generator,
                                       generated.model_version)}
 

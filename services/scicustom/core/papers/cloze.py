@@ -4,7 +4,8 @@ It never writes a fact: the stem is a sentence of the paper with one span blanke
 its unit, a chemical formula) or asks what an abbreviation defined in the paper stands for; the
 answer is that span, and the distractors are other spans of the same type from the same paper (same
 unit for quantities) or, for an abbreviation, ontology terms with the same initials first
-(initialisms.py); with fewer than three of those the item is open (question and answer). An
+(initialisms.py), or for a quantity its value scaled by 10, 0.1, 2 or 0.5; with fewer than three of
+those the item is open (question and answer). An
 item is kept only if it passes the grounding checks (the stem with the answer put back is the
 sentence at the cited span, byte for byte) and the ambiguity checks (the sentence stands on its own,
 the answer occurs once, no distractor occurs in the sentence, distractors distinct from the answer
@@ -14,6 +15,7 @@ and from each other). Every rejected candidate is counted by reason and kept for
 from __future__ import annotations
 
 import hashlib
+import math
 import re
 from collections import Counter
 from dataclasses import dataclass, field
@@ -70,7 +72,8 @@ class GeneratedItem:
     answer: str
     generator: str = GENERATOR
     model_version: str = MODEL_VERSION
-    ontology_distractors: int = 0  # distractors taken from the ontology vocabulary (the rest: the paper)
+    # how many distractors came from the ontology vocabulary, the paper, or the answer's value scaled
+    distractor_sources: dict[str, int] = field(default_factory=dict)
 
 
 
@@ -161,11 +164,33 @@ def _singular(text: str) -> str:
     return norm[:-1] if norm.endswith("s") and len(norm) > 3 else norm
 
 
+def scaled_quantities(answer: str) -> list[str]:
+    """The answer's value times 10, 0.1, 2 and 0.5 with its unit ("3.4 mM" -> "34 mM", "0.34 mM", ...):
+    wrong by construction, of the right type and unit. None for a range or a non-quantity."""
+    match = QUANTITY.fullmatch(answer)
+    if match is None or re.search(r"\d\s?[-–]\s?\d", match.group(1)):
+        return []
+    number = match.group(1)
+    value = float(number.replace("−", "-"))
+    if value == 0:
+        return []
+    gap = answer[len(number):len(answer) - len(match.group(2))]
+    return [f"{_plain(value * factor)}{gap}{match.group(2)}" for factor in (10, 0.1, 2, 0.5)]
+
+
+def _plain(value: float) -> str:
+    """Four significant digits at most, never an exponent (50000, 0.34, 23.5)."""
+    digits = max(0, 3 - math.floor(math.log10(abs(value))))
+    text = f"{value:.{digits}f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
 def _distractors(span: Span, sentence: str, pool: dict[str, list[str]], terms: dict[str, str],
-                 vocabulary: InitialismIndex | None) -> tuple[list[str], int]:
-    """Same-type options, none in the sentence, none another name of the answer: for an abbreviation,
-    ontology terms with its initials first (the paper's other long forms would give the answer away),
-    then the paper's own spans. Returns the distractors and how many came from the ontology."""
+                 vocabulary: InitialismIndex | None) -> list[tuple[str, str]]:
+    """Same-type options with where each came from, none in the sentence, none another name of the
+    answer: for an abbreviation, ontology terms with its initials first (the paper's other long forms
+    would give the answer away); then the paper's own spans; for a quantity still short of options,
+    the answer's value scaled (same unit)."""
     seen = {_singular(span.text)}
     sentence_n = normalise_text(sentence)
     term = _singular(span.term)
@@ -182,11 +207,12 @@ def _distractors(span: Span, sentence: str, pool: dict[str, list[str]], terms: d
     def by_length(options: list[str]) -> list[str]:
         return sorted(options, key=lambda o: abs(len(o) - len(span.text)))
 
-    ontology = [o for o in by_length(vocabulary.terms_for(span.term)) if usable(o)] \
+    chosen = [(o, "ontology") for o in by_length(vocabulary.terms_for(span.term)) if usable(o)] \
         if vocabulary is not None and span.kind == "abbreviation" else []
-    paper = by_length([o for o in pool.get(span.key, []) if usable(o)])
-    chosen = (ontology + paper)[:N_DISTRACTORS]
-    return chosen, min(len(ontology), N_DISTRACTORS)
+    chosen += [(o, "paper") for o in by_length([o for o in pool.get(span.key, []) if usable(o)])]
+    if span.kind == "quantity" and len(chosen) < N_DISTRACTORS:
+        chosen += [(o, "scaled") for o in scaled_quantities(span.text) if usable(o)]
+    return chosen[:N_DISTRACTORS]
 
 
 def _reject_reason(paper: ParsedPaper, sentence: Sentence, text: str, span: Span) -> str:
@@ -229,8 +255,7 @@ def generate_cloze(paper: ParsedPaper, max_items: int = 50, vocabulary: Initiali
             if reason:
                 result.rejections.append(Rejection(reason, span.kind, span.text, evidence))
                 continue
-            distractors, from_ontology = _distractors(span, text, pool, terms, vocabulary)
-            item = _item(paper, section, text, span, distractors, evidence, from_ontology)
+            item = _item(paper, section, text, span, _distractors(span, text, pool, terms, vocabulary), evidence)
             if item is None:
                 result.rejections.append(Rejection("not grounded", span.kind, span.text, evidence))
                 continue
@@ -239,8 +264,9 @@ def generate_cloze(paper: ParsedPaper, max_items: int = 50, vocabulary: Initiali
     return result
 
 
-def _item(paper: ParsedPaper, section: str, text: str, span: Span, distractors: list[str],
-          evidence: tuple[int, int], from_ontology: int) -> GeneratedItem | None:
+def _item(paper: ParsedPaper, section: str, text: str, span: Span, sourced: list[tuple[str, str]],
+          evidence: tuple[int, int]) -> GeneratedItem | None:
+    distractors = [option for option, _ in sourced]
     title = paper.title or "the paper"
     if span.kind == "abbreviation":
         question = (f'In the paper "{title}", the abbreviation "{span.term}" is defined in this sentence: '
@@ -259,4 +285,5 @@ def _item(paper: ParsedPaper, section: str, text: str, span: Span, distractors: 
         return GeneratedItem(question, (), None, span.kind, section, evidence, (span.start, span.end), span.text)
     options = _order(question, [span.text, *distractors])
     return GeneratedItem(question, tuple(options), options.index(span.text), span.kind, section, evidence,
-                         (span.start, span.end), span.text, ontology_distractors=from_ontology)
+                         (span.start, span.end), span.text,
+                         distractor_sources=dict(sorted(Counter(source for _, source in sourced).items())))
