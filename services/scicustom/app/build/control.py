@@ -58,11 +58,11 @@ class BuildControl:
     def store(self) -> ObjectStore:
         return self._holder.store
 
-    def records(self, build_id: str) -> BuildRecords:
+    def records(self, build_id: str, field: str = "build_id") -> BuildRecords:
         if not build_id:
-            raise InvalidInput("build_id", "is empty")
+            raise InvalidInput(field, "is empty")
         if "/" in build_id or build_id.startswith("."):
-            raise InvalidInput("build_id", f"{build_id!r} is not a build id")
+            raise InvalidInput(field, f"{build_id!r} is not a build id")
         return BuildRecords(self.store, build_id)
 
     def create(self, request: BuildRequest, request_id: str = "", since_build_id: str = "",
@@ -73,9 +73,7 @@ class BuildControl:
         checked_request_id(request_id)
         at_most(standing_min_new_items, "standing_min_new_items", MAX_STANDING_MIN_NEW_ITEMS)
         if since_build_id:
-            if "/" in since_build_id or since_build_id.startswith("."):
-                raise InvalidInput("since_build_id", f"{since_build_id!r} is not a build id")
-            previous = BuildRecords(self.store, since_build_id)
+            previous = self.records(since_build_id, "since_build_id")
             if not previous.exists():
                 raise InvalidInput("since_build_id", f"no build {since_build_id!r}")
             if previous.state().state != "succeeded":
