@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 import re
+from abc import ABC, abstractmethod
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -186,7 +187,9 @@ class TopicEvidence:
         return None
 
 
-class EvidenceJudge:
+class EvidenceJudge(ABC):
+    """An offline judge: the requirement's exclusions veto first, then `decide` weighs its evidence."""
+
     kind = "local"
     name = "evidence"
 
@@ -200,8 +203,8 @@ class EvidenceJudge:
             return Verdict(False, f"closer to the excluded {excluded!r} than to the topic")
         return self.decide(item)
 
-    def decide(self, item: CorpusItem) -> Verdict:
-        raise NotImplementedError
+    @abstractmethod
+    def decide(self, item: CorpusItem) -> Verdict: ...
 
     def is_relevant(self, requirement: Requirement, item: CorpusItem) -> bool:
         return self.judge(requirement, item).relevant
