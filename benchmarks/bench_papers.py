@@ -36,8 +36,9 @@ sys.path.insert(0, str(ROOT / "services"))
 
 from scicustom.adapters.filesystem_store import FilesystemObjectStore  # noqa: E402
 from scicustom.adapters.memory_bus import InMemoryEventBus  # noqa: E402
-from scicustom.app.papers.paper_records import PaperKeys, paper_status, read_json  # noqa: E402
+from scicustom.app.papers.paper_records import PaperKeys, paper_status  # noqa: E402
 from scicustom.app.papers.submission import SubmitLimits, submit_paper_bytes  # noqa: E402
+from scicustom.app.stored_json import read_json  # noqa: E402
 from scicustom.bootstrap import Context  # noqa: E402
 from scicustom.config import Settings  # noqa: E402
 from scicustom.core.papers.medline import split_medline  # noqa: E402

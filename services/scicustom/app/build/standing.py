@@ -14,12 +14,12 @@ written back, and the object store has no compare-and-set.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from scicustom.app.build.build_records import BuildRecords, StoreHolder
+from scicustom.app.stored_json import read_json, write_json
 from scicustom.core.errors import InvalidInput
 
 if TYPE_CHECKING:
@@ -74,18 +74,17 @@ class StandingBuilds:
         return record
 
     def get(self, standing_id: str) -> StandingRecord:
-        key = self._key(standing_id)
-        if not self._holder.store.exists(key):
+        record = read_json(self._holder.store, self._key(standing_id))
+        if record is None:
             raise InvalidInput("standing_id", f"no standing build {standing_id!r}")
-        return StandingRecord.from_record(json.loads(self._holder.store.get_bytes(key)))
+        return StandingRecord.from_record(record)
 
     def ids(self) -> list[str]:
         return sorted(k[len(STANDING_PREFIX):-len(".json")] for k in self._holder.store.list_keys(STANDING_PREFIX)
                       if k.endswith(".json"))
 
     def _save(self, record: StandingRecord) -> None:
-        self._holder.store.put_bytes(self._key(record.standing_id),
-                                     json.dumps(asdict(record), sort_keys=True, indent=1).encode())
+        write_json(self._holder.store, self._key(record.standing_id), asdict(record))
 
     def count_batch(self, batch_id: str, tagged: Sequence[tuple[str, Iterable[str]]],
                     rebuild: RebuildFn) -> list[CreatedBuild]:

@@ -10,8 +10,9 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 
-from scicustom.app.papers.paper_records import PaperStatus, read_json, write_json
+from scicustom.app.papers.paper_records import PaperStatus
 from scicustom.app.papers.submission import AnnouncePaper, DeadLetterPaper, SubmitLimits, submit_paper_stream
+from scicustom.app.stored_json import read_json, write_json
 from scicustom.ports import ObjectStore
 
 INCOMING_PREFIX = "incoming/"

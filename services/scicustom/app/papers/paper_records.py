@@ -18,13 +18,12 @@ bytes, so the same bytes are one paper (content-hash de-duplication):
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from scicustom.app.ingest.item_batches import batch_state
-from scicustom.core.canonical_json import canonical_bytes
+from scicustom.app.stored_json import read_json, write_json
 from scicustom.core.errors import InvalidInput, NotFound
 from scicustom.ports import ObjectStore
 
@@ -92,17 +91,6 @@ class PaperKeys:
 
 def identity_key(identity: str) -> str:
     return f"{IDENTITIES_PREFIX}{hashlib.sha256(identity.encode()).hexdigest()[:32]}.json"
-
-
-def read_json(store: ObjectStore, key: str) -> dict[str, Any] | None:
-    try:
-        return dict(json.loads(store.get_bytes(key)))
-    except KeyError:
-        return None
-
-
-def write_json(store: ObjectStore, key: str, record: dict[str, Any]) -> None:
-    store.put_bytes(key, canonical_bytes(record))
 
 
 def record_failure(store: ObjectStore, paper_id: str, stage: str, reason: str, file_name: str = "") -> None:

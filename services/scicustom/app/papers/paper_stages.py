@@ -24,9 +24,8 @@ from scicustom.app.papers.paper_records import (
     PaperKeys,
     check_paper_id,
     identity_key,
-    read_json,
-    write_json,
 )
+from scicustom.app.stored_json import read_json, write_json
 from scicustom.core.canonical_json import canonical_bytes
 from scicustom.core.corpus_item import CorpusItem, make_item
 from scicustom.core.papers.cloze import GENERATOR, ClozeResult, GeneratedItem, generate_cloze

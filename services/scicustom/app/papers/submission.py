@@ -17,10 +17,9 @@ from scicustom.app.papers.paper_records import (
     PaperStatus,
     paper_id_of,
     paper_status,
-    read_json,
     record_failure,
-    write_json,
 )
+from scicustom.app.stored_json import read_json, write_json
 from scicustom.core.errors import InvalidInput
 from scicustom.ports import ObjectStore
 

@@ -17,7 +17,8 @@ from dataclasses import dataclass
 
 from scicustom.app.ingest.item_batches import BatchKeys, parse_imported
 from scicustom.app.ingest.search_indexing import unmark_batch
-from scicustom.app.papers.paper_records import EXTRACTORS, PaperKeys, read_json, write_json
+from scicustom.app.papers.paper_records import EXTRACTORS, PaperKeys
+from scicustom.app.stored_json import read_json, write_json
 from scicustom.ports import CorpusRepository, ObjectStore, SearchIndex
 
 
