@@ -85,10 +85,11 @@ class BuildStage:
             return None  # failed or cancelled earlier; its failure is already announced
         if self.store.exists(records.cancel_key):
             return self._failed(records, "CANCELLED", "cancelled by CancelBuild")
-        spec = BuildSpec.from_record(records.read_json(records.spec_key)["spec"])
+        stored = records.read_json(records.spec_key)
+        spec = BuildSpec.from_record(stored["spec"])
         try:
             if self.stage == "complete":
-                return self._complete(records, spec)
+                return self._complete(records, spec, str(stored.get("since_build_id", "")))
             if not self.store.exists(records.stage_key(self.stage)):
                 started = time.perf_counter()
                 record = self._compute(records, spec)
@@ -130,7 +131,8 @@ class BuildStage:
         selection = Selection.from_record(records.stage_record("select"))
         return pipeline.stage_generate(requirement, params, listed, selection).to_record()
 
-    def _complete(self, records: BuildRecords, spec: BuildSpec) -> BuildCompleted:
+    def _complete(self, records: BuildRecords, spec: BuildSpec, since: str) -> BuildCompleted:
+        """`since`: the build the outputs are compared with (diff.json), or ""."""
         if not self.store.exists(records.manifest_key):
             started = time.perf_counter()
             requirement = spec.validate()
@@ -141,7 +143,6 @@ class BuildStage:
                 CutoffStage.from_record(records.stage_record("cutoff")),
                 Selection.from_record(records.stage_record("select")),
                 Generated.from_record(records.stage_record("generate")), spec.params.min_items)
-            since = str(records.read_json(records.spec_key).get("since_build_id", ""))
             files = with_diff(render_files(requirement, spec.params, spec.jury, versions, result,
                                            world.mcq_writer.name if world.mcq_writer else None),
                               previous_stored_build(self.store, since) if since else None, since)
