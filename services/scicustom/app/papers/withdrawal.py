@@ -48,18 +48,20 @@ def withdraw_batches(store: ObjectStore, corpus: CorpusRepository, index: Callab
                      batch_ids: list[str]) -> tuple[int, int]:
     """Deletes the batches' shards, index entries and indexed markers; returns (items, removed from index).
     `index` is opened only for a batch the index stage reached (the embedded profile has none)."""
-    items = removed = 0
+    items, indexed = 0, []
     for batch_id in batch_ids:
         key = BatchKeys(batch_id).imported
         ids = [it.id for it in parse_imported(store.get_bytes(key), key).items] if store.exists(key) else []
         items += len(ids)
+        if store.exists(BatchKeys(batch_id).indexed):
+            indexed += ids
         corpus.remove_batch(batch_id)
         unmark_batch(store, batch_id)
-        if ids and store.exists(BatchKeys(batch_id).indexed):
-            # An item the new version also made (same question, same id) stays: its batch holds it too.
-            live = {it.id for it in corpus.load_items()}
-            removed += index().delete_items([i for i in ids if i not in live])
-    return items, removed
+    if not indexed:
+        return items, 0
+    # An item the new version also made (same question, same id) stays: its batch holds it too.
+    live = {it.id for it in corpus.load_items()}  # read once, after every batch's shards are gone
+    return items, index().delete_items([i for i in indexed if i not in live])
 
 
 def withdraw_paper(store: ObjectStore, corpus: CorpusRepository, index: Callable[[], SearchIndex],
