@@ -49,11 +49,11 @@ from scicustom.ports import (
 if TYPE_CHECKING:
     from scicustom.adapters.packaged_models import PreparedModels
     from scicustom.app.build.request import JuryOptions
-    from scicustom.app.build.world import Progress
     from scicustom.app.build.world_cache import WorldCache
     from scicustom.core.build.pipeline import BuildWorld
     from scicustom.core.evaluation.model_spec import LocalModelSpec, ProviderSpec
     from scicustom.core.evaluation.responses import EvaluationOutputs, MCQAnswerer
+    from scicustom.core.progress import Progress
     from scicustom.core.requirement import Requirement
 
 EMBEDDING_DIMS = 384  # all-MiniLM-L6-v2

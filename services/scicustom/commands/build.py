@@ -8,9 +8,9 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tqdm import tqdm
-
 from scicustom.app.build.request import BuildOptions, requirement_argument, validated_request
+from scicustom.commands.command_output import emit
+from scicustom.commands.progress_bars import ProgressBars
 from scicustom.core.build.pipeline import DEFAULT_MIN_ITEMS, METHODS, BuildResult
 
 # A build whose jury accepted fewer relevant, well-formed items than --min-items: the (small) benchmark
@@ -47,28 +47,6 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     parser.set_defaults(handler=run_build)
 
 
-class _StageBars:
-    """One tqdm bar per stage on stderr (only on a terminal)."""
-
-    def __init__(self) -> None:
-        self._bars: dict[str, tqdm] = {}  # type: ignore[type-arg]
-        self._enabled = sys.stderr.isatty()
-
-    def __call__(self, stage: str, done: int, total: int) -> None:
-        if not self._enabled:
-            return
-        bar = self._bars.get(stage)
-        if bar is None:
-            bar = self._bars[stage] = tqdm(total=total, desc=f"{stage:<7}", unit=" step", leave=False)
-        bar.total = max(total, 1)
-        bar.n = done
-        bar.refresh()
-
-    def close(self) -> None:
-        for bar in self._bars.values():
-            bar.close()
-
-
 def run_build(args: argparse.Namespace, ctx: Context) -> int:
     from scicustom.app.build.output_writer import canonical_json
 
@@ -83,13 +61,10 @@ def run_build(args: argparse.Namespace, ctx: Context) -> int:
         return run_remote_build(ctx, request, args.out, args.force, args.since)
     from scicustom.app.build.local import run_local_build
 
-    bars = _StageBars()
-    try:
+    with ProgressBars() as bars:
         build = run_local_build(request, args.out, args.force, ctx.build_world, bars, args.since)
-    finally:
-        bars.close()
-    print(f"wrote {args.out}/ ({', '.join(build.files)})")
-    print(_render(build.summary, build.result))
+    emit(args, {"out": str(args.out), "files": list(build.files), "summary": build.summary},
+         lambda: f"wrote {args.out}/ ({', '.join(build.files)})\n" + _render(build.summary, build.result))
     if args.summary_json:
         args.summary_json.write_text(canonical_json(build.summary), encoding="utf-8")
     if build.result.thin:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
+from scicustom.commands.command_output import emit
 from scicustom.core.errors import InvalidInput, PreconditionFailed
 
 if TYPE_CHECKING:
@@ -34,6 +35,7 @@ def _init(args: argparse.Namespace, ctx: Context) -> int:
         ctx.event_bus.ensure_topic(topic, args.partitions)
     index = ctx.search_index  # created with its mapping, or checked against it
     ctx.event_bus.close()
-    print(f"bucket {ctx.settings.s3_bucket} ready at {ctx.settings.s3_endpoint}; {len(topics)} topics ready; "
-          f"index {index.index} ready")
+    emit(args, {"bucket": ctx.settings.s3_bucket, "topics": sorted(topics), "index": index.index},
+         lambda: f"bucket {ctx.settings.s3_bucket} ready at {ctx.settings.s3_endpoint}; {len(topics)} topics ready; "
+                 f"index {index.index} ready")
     return 0

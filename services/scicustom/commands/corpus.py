@@ -10,6 +10,7 @@ from scicustom.app.ingest.corpus_importer import import_jsonl, import_packaged
 from scicustom.app.ingest.intrinsic_scoring import score_corpus
 from scicustom.app.tagging.corpus_tagging import tag_corpus
 from scicustom.bootstrap import Context
+from scicustom.commands.command_output import emit
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -43,7 +44,7 @@ def _import(args: argparse.Namespace, ctx: Context) -> int:
     else:
         report = import_packaged(ctx.corpus, ctx.packaged_corpus, args.source, args.limit_per_source,
                                  show_progress=True)
-    print(report.render())
+    emit(args, report, report.render)
     if args.eager_scores or ctx.settings.profile == "cluster":
         return _scores(argparse.Namespace(limit=None), ctx)
     return 0
@@ -51,7 +52,7 @@ def _import(args: argparse.Namespace, ctx: Context) -> int:
 
 def _tag(args: argparse.Namespace, ctx: Context) -> int:
     report = tag_corpus(ctx.corpus, ctx.embedder, ctx.catalog, ctx.unit_index_writer, show_progress=True)
-    print(f"tagger {report.tagger_version}: {report.items} items; embedded {report.embedded} new "
+    emit(args, report, lambda: f"tagger {report.tagger_version}: {report.items} items; embedded {report.embedded} new "
           f"({report.embed_items_per_s:.0f} items/s), tagged {report.tagged} new "
           f"({report.tag_items_per_s:.0f} items/s); threshold {report.threshold:.4f} "
           f"(balanced accuracy {report.calibration_balanced_accuracy:.3f} on MMLU subjects); "
@@ -61,14 +62,16 @@ def _tag(args: argparse.Namespace, ctx: Context) -> int:
 
 def _scores(args: argparse.Namespace, ctx: Context) -> int:
     report = score_corpus(ctx.corpus, ctx.perplexity, args.limit, show_progress=True)
-    print(f"intrinsic scores: {report.computed} computed ({report.items_per_s:.1f} items/s), "
-          f"{report.cached} already cached")
+    emit(args, report, lambda: f"intrinsic scores: {report.computed} computed ({report.items_per_s:.1f} items/s), "
+                                f"{report.cached} already cached")
     return 0
 
 
 def _stats(args: argparse.Namespace, ctx: Context) -> int:
     by_source = corpus_composition(ctx.corpus)
-    for (source, licence, fmt), count in sorted(by_source.items()):
-        print(f"{source:<14}{licence:<16}{fmt:<6}{count:>8}")
-    print(f"{'total':<36}{by_source.total():>8}")
+    rows = sorted(by_source.items())
+    emit(args, {"sources": [{"source": s, "licence": lic, "format": f, "items": n} for (s, lic, f), n in rows],
+                "total": by_source.total()},
+         lambda: "\n".join([*(f"{s:<14}{lic:<16}{f:<6}{n:>8}" for (s, lic, f), n in rows),
+                            f"{'total':<36}{by_source.total():>8}"]))
     return 0

@@ -8,6 +8,7 @@ import argparse
 from typing import TYPE_CHECKING
 
 from scicustom.app.ingest.search_indexing import DEFAULT_CHUNK, index_corpus
+from scicustom.commands.command_output import emit
 from scicustom.core.errors import PreconditionFailed
 
 if TYPE_CHECKING:
@@ -39,7 +40,7 @@ def _index(args: argparse.Namespace, ctx: Context) -> int:
     version = ctx.current_index()["tagger_version"]
     report = index_corpus(ctx.corpus, ctx.search_index, ctx.settings.elasticsearch_index, version, ctx.embedder,
                           ctx.perplexity, chunk=args.chunk, reindex=args.reindex, show_progress=True)
-    print(f"index {report.index}, tagger {report.tagger_version}: {report.tagged} tagged items; "
+    emit(args, report, lambda: f"index {report.index}, tagger {report.tagger_version}: {report.tagged} tagged items; "
           f"{report.indexed} indexed ({report.items_per_s:.0f} items/s), {report.already_indexed} already there; "
           f"computed {report.embedded} embeddings and {report.scored} intrinsic scores")
     return 0

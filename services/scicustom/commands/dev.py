@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from scicustom.commands.command_output import emit
 from scicustom.core.errors import InvalidInput
 
 if TYPE_CHECKING:
@@ -51,6 +52,6 @@ def _status(args: argparse.Namespace, ctx: Context) -> int:
     from scicustom.devstack.dev_cluster import status
 
     states = status(args.dir)
-    for name, alive in states.items():
-        print(f"{name:<28} {'running' if alive else 'stopped'}")
+    emit(args, {"processes": {name: "running" if alive else "stopped" for name, alive in states.items()}},
+         lambda: "\n".join(f"{name:<28} {'running' if alive else 'stopped'}" for name, alive in states.items()))
     return 0 if states and all(states.values()) else 1

@@ -7,6 +7,7 @@ import argparse
 import os
 from typing import TYPE_CHECKING
 
+from scicustom.commands.progress_bars import CountedLLM
 from scicustom.core.errors import InvalidInput
 from scicustom.ports import LLM
 
@@ -29,4 +30,4 @@ def llm_from_arguments(args: argparse.Namespace, ctx: Context) -> LLM:
         api_key = os.environ.get(args.api_key_env)
         if api_key is None:
             raise InvalidInput("--api-key-env", f"environment variable {args.api_key_env} is not set")
-    return ctx.llm_at(args.api_base, api_key)
+    return CountedLLM(ctx.llm_at(args.api_base, api_key))

@@ -10,6 +10,8 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
+from scicustom.commands.command_output import emit
+
 if TYPE_CHECKING:
     from scicustom.bootstrap import Context
 
@@ -23,5 +25,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 def _prepare(args: argparse.Namespace, ctx: Context) -> int:
     ready = ctx.prepare_local_models()
-    print(f"{ready.minilm} ready ({ready.minilm_dimensions} dimensions); {ready.smollm} ready in {ready.smollm_dir}")
+    emit(args, ready,
+         lambda: f"{ready.minilm} ready ({ready.minilm_dimensions} dimensions); "
+                 f"{ready.smollm} ready in {ready.smollm_dir}")
     return 0

@@ -24,6 +24,8 @@ from scicustom.app.ontology.ontology_import import import_ontologies
 from scicustom.app.ontology.unit_keywords import derive_unit_keywords
 from scicustom.app.ontology.unit_selection import JudgeInputs, UnitSelectionRequest, select_imported_units
 from scicustom.app.ontology.unit_sets import encode_unit_set
+from scicustom.commands.command_output import emit
+from scicustom.commands.progress_bars import ProgressBars
 from scicustom.core.atomic_files import write_bytes_atomic
 from scicustom.core.ontology.dag import SourceReport
 from scicustom.core.ontology.keywords import MAX_KEYWORDS
@@ -91,9 +93,18 @@ def _import(args: argparse.Namespace, ctx: Context) -> int:
             reads = [sources.file_read(args.name or user_file.stem, user_file, packaged_too=args.source)]
         else:
             reads = sources.packaged_reads(args.source)
-        done = import_ontologies(ctx.ontology_store, ctx.ontology_workspace, reads, force=args.force,
-                                 on_outcome=_print_outcome)
-    _print_report(done.reports)
+        with ProgressBars("source") as bars:
+            finished: list[ImportOutcome] = []
+
+            def on_outcome(outcome: ImportOutcome) -> None:
+                _print_outcome(outcome)
+                finished.append(outcome)
+                bars("import ontologies", len(finished), len(reads))
+
+            bars("import ontologies", 0, len(reads))
+            done = import_ontologies(ctx.ontology_store, ctx.ontology_workspace, reads, force=args.force,
+                                     on_outcome=on_outcome)
+    emit(args, {"sources": done.reports}, lambda: _report_text(done.reports))
     return 0
 
 
@@ -104,17 +115,18 @@ def _print_outcome(outcome: ImportOutcome) -> None:
 def _report(args: argparse.Namespace, ctx: Context) -> int:
     with closing(ctx.ontology_store()) as store:
         rows = imported_sources_report(store)
-    _print_report(rows)
+    emit(args, {"sources": rows}, lambda: _report_text(rows))
     return 0
 
 
-def _print_report(rows: list[SourceReport]) -> None:
-    print(f"{'source':<10} {'terms':>8} {'edges':>8} {'roots':>6} {'depth':>5} {'cycles':>6}  version")
-    for r in rows:
-        print(f"{r.name:<10} {r.terms:>8} {r.edges:>8} {r.roots:>6} {r.max_depth:>5} "
-              f"{len(r.cycle_edges):>6}  {r.version}")
-    print(f"{'total':<10} {sum(r.terms for r in rows):>8} {sum(r.edges for r in rows):>8} "
-          f"{sum(r.roots for r in rows):>6}")
+def _report_text(rows: list[SourceReport]) -> str:
+    return "\n".join([
+        f"{'source':<10} {'terms':>8} {'edges':>8} {'roots':>6} {'depth':>5} {'cycles':>6}  version",
+        *(f"{r.name:<10} {r.terms:>8} {r.edges:>8} {r.roots:>6} {r.max_depth:>5} {len(r.cycle_edges):>6}  {r.version}"
+          for r in rows),
+        f"{'total':<10} {sum(r.terms for r in rows):>8} {sum(r.edges for r in rows):>8} "
+        f"{sum(r.roots for r in rows):>6}",
+    ])
 
 
 def _keywords(args: argparse.Namespace, ctx: Context) -> int:
@@ -124,10 +136,12 @@ def _keywords(args: argparse.Namespace, ctx: Context) -> int:
                                       max_keywords=args.max_keywords,
                                       encoder=None if args.no_embedding else ctx.embedder,
                                       label_vectors=ctx.label_vectors)
-    print(json.dumps({k: v for k, v in report.items() if k != "thin"}, indent=2))
-    print(f"thin units (< {report['thin_below']} keywords): {len(report['thin'])}")
-    for unit in report["thin"]:
-        print(f"  {unit['id']} {unit['name']}: {unit['keywords']} keywords; {', '.join(unit['anchors']) or '-'}")
+    emit(args, report, lambda: "\n".join([
+        json.dumps({k: v for k, v in report.items() if k != "thin"}, indent=2),
+        f"thin units (< {report['thin_below']} keywords): {len(report['thin'])}",
+        *(f"  {u['id']} {u['name']}: {u['keywords']} keywords; {', '.join(u['anchors']) or '-'}"
+          for u in report["thin"]),
+    ]))
     return 0
 
 
@@ -145,9 +159,9 @@ def _units(args: argparse.Namespace, ctx: Context) -> int:
               f"{[t for t, _ in chosen.unparsed[:10]]}", file=sys.stderr)
     write_bytes_atomic(args.out, encode_unit_set(chosen.unit_set))
     result = chosen.result
-    print(json.dumps({"judge": chosen.judge, "visited": result.visited, "judged": dict(result.labels),
-                      "backtracked_small": result.backtracked_small, "units": len(result.units),
-                      "out": str(args.out)}, indent=2))
+    summary = {"judge": chosen.judge, "visited": result.visited, "judged": dict(result.labels),
+               "backtracked_small": result.backtracked_small, "units": len(result.units), "out": str(args.out)}
+    emit(args, summary, lambda: json.dumps(summary, indent=2))
     return 0
 
 
@@ -159,5 +173,5 @@ def _agreement(args: argparse.Namespace, ctx: Context) -> int:
         report = judge_agreement(ctx.ontology_store, ctx.ontology_workspace, folds=args.folds,
                                  default_units=ctx.settings.units_file, label_vectors=ctx.label_vectors,
                                  out=args.out)
-    print(json.dumps(report, indent=2))
+    emit(args, report, lambda: json.dumps(report, indent=2))
     return 0

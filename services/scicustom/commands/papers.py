@@ -53,14 +53,15 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         p.add_argument("--timeout", type=float, default=600.0, help="seconds --wait waits at most")
         p.add_argument("--index", action="store_true",
                        help="embedded: tag the corpus and rebuild the unit index afterwards (corpus tag)")
-        p.add_argument("--json", action="store_true", help="print JSON: {\"papers\": [...]}")
+        p.add_argument("--json", action="store_true", default=argparse.SUPPRESS,
+                       help="print JSON: {\"papers\": [...]} (as the global --json)")
     lst = actions.add_parser("list", help="papers and their states")
     lst.add_argument("--state", choices=["submitted", "parsed", "extracted", "indexed", "failed", "superseded"])
     lst.add_argument("--limit", type=int, default=1000)
-    lst.add_argument("--json", action="store_true")
+    lst.add_argument("--json", action="store_true", default=argparse.SUPPRESS)
     get = actions.add_parser("get", help="one paper's state")
     get.add_argument("paper_id")
-    get.add_argument("--json", action="store_true")
+    get.add_argument("--json", action="store_true", default=argparse.SUPPRESS)
     parser.set_defaults(handler=_run)
 
 

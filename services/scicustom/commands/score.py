@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import argparse
-import importlib
-import pkgutil
 
-from scicustom import commands as commands_package
+from scicustom.commands.command_table import CommandEntry, add_commands
+
+SUITES: dict[str, CommandEntry] = {
+    "alchemy": CommandEntry("AlchemyBench: recipe extraction, prediction, LLM judge", ("score_alchemy",)),
+    "m2m": CommandEntry("Matter to Mechanism hypothesis metrics (rcf, hpa, msi, sns, ip, pdq, cbs)", ("score_m2m",)),
+    "sciif": CommandEntry("SciIF: scientific instruction-following audit", ("score_sciif",)),
+}
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     parser = sub.add_parser("score", help="score model output with the metric suites of the literature")
-    suites = parser.add_subparsers(dest="suite", required=True, parser_class=type(parser))
-    for info in sorted(pkgutil.iter_modules(commands_package.__path__), key=lambda m: m.name):
-        if info.name.startswith("score_"):
-            importlib.import_module(f"{commands_package.__name__}.{info.name}").register(suites)
+    suites = parser.add_subparsers(dest="suite", required=True, parser_class=type(parser), metavar="suite")
+    add_commands(suites, SUITES)

@@ -31,7 +31,6 @@ Every call goes through the cached LLM port: an interrupted run, run again, repe
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -43,6 +42,7 @@ from scicustom.app.scoring.alchemy import (
     judge_recipes,
     predict_recipes,
 )
+from scicustom.commands.command_output import emit
 from scicustom.commands.llm_access import add_llm_arguments, llm_from_arguments
 from scicustom.core.alchemy.extraction import Paper
 from scicustom.core.alchemy.judge import JudgeInput
@@ -116,7 +116,8 @@ def run_extract(args: argparse.Namespace, ctx: Context) -> int:
         rows.append(row)
     write_jsonl_atomic(args.out, rows)
     done = sum(1 for r in rows if r["status"] == "extracted")
-    print(f"extracted {done} of {len(rows)} papers; LLM {run.usage.summary()}", file=sys.stdout)
+    emit(args, {"out": str(args.out), "extracted": done, "papers": len(rows), "llm": run.usage.summary()},
+         lambda: f"extracted {done} of {len(rows)} papers; LLM {run.usage.summary()}")
     return 0
 
 
@@ -145,8 +146,9 @@ def run_predict(args: argparse.Namespace, ctx: Context) -> int:
                     "model": args.model, "top_k": args.top_k,
                     "references": [{"id": r.recipe.id, "score": round(r.score, 6)} for r in p.references]})
     write_jsonl_atomic(args.out, out)
-    print(f"predicted {len(out)} recipes with {args.model} (K={args.top_k}); LLM {run.usage.summary()}",
-          file=sys.stdout)
+    emit(args, {"out": str(args.out), "predicted": len(out), "model": args.model, "top_k": args.top_k,
+                "llm": run.usage.summary()},
+         lambda: f"predicted {len(out)} recipes with {args.model} (K={args.top_k}); LLM {run.usage.summary()}")
     return 0
 
 
@@ -179,6 +181,6 @@ def run_judge(args: argparse.Namespace, ctx: Context) -> int:
     s = result.report["summary"]
     mean = s["overall"]["mean"]
     overall = f"mean overall {mean:.3f}" if mean is not None else "no prediction could be scored"
-    print(f"judged {s['scored']} of {s['predictions']} predictions ({s['malformed']} malformed); {overall}",
-          file=sys.stdout)
+    emit(args, {"out": str(args.out), "summary": s},
+         lambda: f"judged {s['scored']} of {s['predictions']} predictions ({s['malformed']} malformed); {overall}")
     return 0

@@ -24,13 +24,13 @@ paper's answer prompt and added to ANSWERS.jsonl.
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from scicustom.app.field_names import fields_renamed
 from scicustom.app.scoring.sciif import DEFAULT_CATALOG, AuditRequest, audit_answers, load_catalog
+from scicustom.commands.command_output import emit
 from scicustom.commands.llm_access import add_llm_arguments, llm_from_arguments
 from scicustom.core.atomic_files import write_jsonl_atomic, write_text_atomic
 from scicustom.core.jsonl import read_jsonl
@@ -88,10 +88,10 @@ def run(args: argparse.Namespace, ctx: Context) -> int:
     with fields_renamed(flags):
         result = audit_answers(request, catalog, lambda: llm_from_arguments(args, ctx), save_generated)
     write_text_atomic(args.out, result.report_json())
-    for model, summary in result.report["models"].items():
-        print(f"{model}: items {summary['items']}, correctness {_rate(summary['correctness'])}, "
-              f"compliance {_rate(summary['compliance'])} (single {_rate(summary['single_constraint'])}, "
-              f"multi {_rate(summary['multi_constraint'])})", file=sys.stdout)
+    emit(args, {"out": str(args.out), "models": result.report["models"]}, lambda: "\n".join(
+        f"{model}: items {s['items']}, correctness {_rate(s['correctness'])}, compliance {_rate(s['compliance'])} "
+        f"(single {_rate(s['single_constraint'])}, multi {_rate(s['multi_constraint'])})"
+        for model, s in result.report["models"].items()))
     return 0
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from scicustom.app.tagging.file_tagging import TaggerChoice, tag_rows, trained_choice, zero_shot_choice
 from scicustom.bootstrap import Context
+from scicustom.commands.command_output import emit
 from scicustom.core.atomic_files import write_jsonl_atomic
 from scicustom.core.jsonl import read_jsonl
 from scicustom.ports import Tagger
@@ -37,5 +38,6 @@ def _choice(args: argparse.Namespace, ctx: Context) -> TaggerChoice:
 def _tag(args: argparse.Namespace, ctx: Context) -> int:
     tagged = tag_rows(read_jsonl(args.input, "--input"), lambda: _choice(args, ctx))
     write_jsonl_atomic(args.output, tagged.rows)
-    print(f"tagged {len(tagged.rows)} questions with {tagged.tagger_version} -> {args.output}")
+    emit(args, {"tagged": len(tagged.rows), "tagger_version": tagged.tagger_version, "output": str(args.output)},
+         lambda: f"tagged {len(tagged.rows)} questions with {tagged.tagger_version} -> {args.output}")
     return 0

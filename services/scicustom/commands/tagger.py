@@ -15,6 +15,8 @@ from scicustom.app.tagging.trained_tagging import retag_with_trained
 from scicustom.app.tagging.training_requests import TrainRequest, UnitSet, evaluate_tagger, train_tagger
 from scicustom.app.tagging.training_units import tagger_units
 from scicustom.bootstrap import Context
+from scicustom.commands.command_output import emit
+from scicustom.commands.progress_bars import ProgressBars
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -62,61 +64,73 @@ def _units(ctx: Context, path: Path | None) -> UnitSet:
                    ctx.settings.units_file)
 
 
-def _print_evaluation(evaluation: dict[str, Any]) -> None:
+def _evaluation_text(evaluation: dict[str, Any]) -> str:
+    lines = []
     for split, scores in evaluation.get("real_gold", {}).items():
         for name, s in scores.items():
-            print(f"hand-labelled real questions, {split:7s} ({s['items']} items) {name:17s}: "
-                  f"micro-F1 {s['micro_f1']:.3f} macro-F1 {s['macro_f1']:.3f} (P {s['micro_precision']:.3f} "
-                  f"R {s['micro_recall']:.3f}) top-1 hit {s['top1_hit']:.3f} domain {s['domain_agreement']:.3f}, "
-                  f"{s['mean_units']:.2f} units/item")
+            lines.append(
+                f"hand-labelled real questions, {split:7s} ({s['items']} items) {name:17s}: "
+                f"micro-F1 {s['micro_f1']:.3f} macro-F1 {s['macro_f1']:.3f} (P {s['micro_precision']:.3f} "
+                f"R {s['micro_recall']:.3f}) top-1 hit {s['top1_hit']:.3f} domain {s['domain_agreement']:.3f}, "
+                f"{s['mean_units']:.2f} units/item")
     paper = evaluation["paper_protocol"]
     names = [k for k in paper if k != "queries"]
     for name in names:
         p = paper[name]
-        print(f"paper protocol ({paper['queries']} unseen queries, fuzzy ratio >= 85) {name:17s}: "
-              f"micro-F1 {p['micro_f1']:.3f} macro-F1 {p['macro_f1']:.3f} "
-              f"(P {p['micro_precision']:.3f} R {p['micro_recall']:.3f})")
+        lines.append(
+            f"paper protocol ({paper['queries']} unseen queries, fuzzy ratio >= 85) {name:17s}: "
+            f"micro-F1 {p['micro_f1']:.3f} macro-F1 {p['macro_f1']:.3f} "
+            f"(P {p['micro_precision']:.3f} R {p['micro_recall']:.3f})")
     agree = evaluation["real_heldout_domain_agreement"]
     for name in names:
         a = agree[name]
-        print(f"held-out real MMLU/MedMCQA ({a['items']} items) {name:17s}: top-unit domain agreement {a['all']:.3f} "
-              f"(science {a['science_subjects']:.3f}, non-science {a['non_science_subjects']:.3f}), "
-              f"{a['mean_units']:.2f} units/item")
+        lines.append(
+            f"held-out real MMLU/MedMCQA ({a['items']} items) {name:17s}: top-unit domain agreement {a['all']:.3f} "
+            f"(science {a['science_subjects']:.3f}, non-science {a['non_science_subjects']:.3f}), "
+            f"{a['mean_units']:.2f} units/item")
+    return "\n".join(lines)
 
 
 def _train(args: argparse.Namespace, ctx: Context) -> int:
     request = TrainRequest(synthetic=args.synthetic, epochs=args.epochs, keyword_heldout=args.keyword_heldout,
                            seed=args.seed, llm_model=args.llm_model, keep_current=args.keep_current)
-    result = train_tagger(request, _units(ctx, args.units), ctx.corpus, ctx.embedder, ctx.tagger_trainer,
-                          ctx.tagger_artifacts, lambda: ctx.llm)
-    print(f"tagger {result.artifact.version}: trained in {result.train_seconds:.0f} s on "
-          f"{result.examples['train']} examples ({json.dumps(result.examples)}); saved to {result.artifact.directory}")
-    _print_evaluation(result.evaluation)
+    with ProgressBars("batch") as bars:
+        result = train_tagger(request, _units(ctx, args.units), ctx.corpus, ctx.embedder, ctx.tagger_trainer,
+                              ctx.tagger_artifacts, lambda: ctx.llm, bars)
+    emit(args, {"version": result.artifact.version, "train_seconds": result.train_seconds,
+                "examples": result.examples, "directory": str(result.artifact.directory),
+                "evaluation": result.evaluation},
+         lambda: f"tagger {result.artifact.version}: trained in {result.train_seconds:.0f} s on "
+                 f"{result.examples['train']} examples ({json.dumps(result.examples)}); saved to "
+                 f"{result.artifact.directory}\n" + _evaluation_text(result.evaluation))
     return 0
 
 
 def _eval(args: argparse.Namespace, ctx: Context) -> int:
     evaluation = evaluate_tagger(args.version, _units(ctx, args.units), ctx.corpus, ctx.embedder,
                                  ctx.tagger_artifacts)
-    _print_evaluation(evaluation)
+    emit(args, evaluation, lambda: _evaluation_text(evaluation))
     return 0
 
 
 def _retag(args: argparse.Namespace, ctx: Context) -> int:
     if args.tagger == "zeroshot":
         zs = tag_corpus(ctx.corpus, ctx.embedder, ctx.catalog, ctx.unit_index_writer, show_progress=True)
-        print(f"tagger {zs.tagger_version}: {zs.items} items, tagged {zs.tagged} new "
-              f"({zs.tag_items_per_s:.0f} items/s), {zs.non_scientific} Non-Scientific; its index is current")
+        emit(args, zs, lambda: f"tagger {zs.tagger_version}: {zs.items} items, tagged {zs.tagged} new "
+                               f"({zs.tag_items_per_s:.0f} items/s), {zs.non_scientific} Non-Scientific; "
+                               "its index is current")
         return 0
-    report = retag_with_trained(ctx.corpus, ctx.tagger_artifacts, args.version, ctx.unit_index_writer)
-    print(f"tagger {report.tagger_version}: {report.items} items, tagged {report.tagged} new "
-          f"({report.items_per_s:.0f} items/s), {report.non_scientific} Non-Scientific; "
-          f"index {report.index_key} is current")
+    with ProgressBars("item") as bars:
+        report = retag_with_trained(ctx.corpus, ctx.tagger_artifacts, args.version, ctx.unit_index_writer, bars)
+    emit(args, report, lambda: f"tagger {report.tagger_version}: {report.items} items, tagged {report.tagged} new "
+                               f"({report.items_per_s:.0f} items/s), {report.non_scientific} Non-Scientific; "
+                               f"index {report.index_key} is current")
     return 0
 
 
 def _export_triton(args: argparse.Namespace, ctx: Context) -> int:
     artifact, path = export_triton(ctx.tagger_artifacts, ctx.tagger_model_repository, args.version, args.out,
                                    args.max_batch)
-    print(f"Triton model repository for {artifact.version} written to {path}")
+    emit(args, {"version": artifact.version, "path": str(path)},
+         lambda: f"Triton model repository for {artifact.version} written to {path}")
     return 0

@@ -23,8 +23,12 @@ def test_retag_is_incremental_and_becomes_the_current_index(tiny_trained, tmp_pa
     items = corpus_items(copies=2)
     repo.save_items(items)
     writer = SparseUnitIndexWriter(repo.store)
-    first = retag_corpus(repo, tagger, tagger.artifact.unit_ids, "ku_6", writer)
+    reported: list[tuple[str, int, int]] = []
+    first = retag_corpus(repo, tagger, tagger.artifact.unit_ids, "ku_6", writer, batch=3,
+                         progress=lambda *step: reported.append(step))
     assert first.tagged == len(items) and first.tagger_version == tagger.version
+    assert reported[-1] == ("retag", len(items), len(items))
+    assert [done for _, done, _ in reported] == sorted({min(k, len(items)) for k in range(3, len(items) + 3, 3)})
     current = json.loads(repo.store.get_bytes("index/current.json"))
     assert current == {"tagger_version": tagger.version, "index_key": f"index/{tagger.version}/unit_index.npz"}
     index = SparseUnitIndex.load(repo.store, current["index_key"])
@@ -93,3 +97,18 @@ def test_export_triton_and_serve_flag_checks(tiny_trained, tmp_path: Path, monke
     assert _run_tag(tmp_path / "empty_home", monkeypatch, [json.dumps({"id": "a", "question": "q?"})],
                     tmp_path / "x.jsonl") == 2
     assert "no trained tagger" in capsys.readouterr().err
+
+
+def test_training_reports_batches_per_member(tmp_path: Path) -> None:
+    from scicustom.adapters.tagger_artifact_store import TaggerArtifactStore
+    from scicustom.app.tagging.tagger_training import train
+    from tests.unit.tagger.tiny_world import TINY_CONFIG, TINY_PLAN, tiny_inputs, tiny_trainer
+
+    reported: dict[str, list[tuple[int, int]]] = {}
+    train(tiny_inputs(), tiny_trainer(), TaggerArtifactStore(tmp_path), TINY_PLAN, TINY_CONFIG, make_current=False,
+          progress=lambda step, done, total: reported.setdefault(step, []).append((done, total)))
+    members = len(TINY_CONFIG.members())
+    assert sorted(reported) == [f"train {k}/{members}" for k in range(1, members + 1)]
+    for steps in reported.values():
+        dones = [d for d, _ in steps]
+        assert dones == list(range(1, len(steps) + 1)) and steps[-1][0] == steps[-1][1]

@@ -14,9 +14,10 @@ from scicustom.app.build.output_files import render_files
 from scicustom.app.build.output_writer import check_output_dir, write_atomically
 from scicustom.app.build.request import BuildRequest
 from scicustom.app.build.since import previous_build_dir, with_diff
-from scicustom.app.build.world import AssembleWorld, Progress
+from scicustom.app.build.world import AssembleWorld
 from scicustom.core.build.build_diff import diff_summary
 from scicustom.core.build.pipeline import BuildParams, BuildPipeline, BuildResult
+from scicustom.core.progress import Progress
 from scicustom.core.requirement import Requirement
 
 

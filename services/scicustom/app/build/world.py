@@ -31,6 +31,7 @@ from scicustom.core.build.relevance import (
 from scicustom.core.build.vote import VoteResult
 from scicustom.core.corpus_item import CorpusItem
 from scicustom.core.errors import PreconditionFailed
+from scicustom.core.progress import Progress
 from scicustom.core.requirement import Requirement
 from scicustom.core.units import UnitCatalog
 from scicustom.ports import MCQWriter, RelevanceJudge, UnitRanker
@@ -38,13 +39,8 @@ from scicustom.ports import MCQWriter, RelevanceJudge, UnitRanker
 BACKGROUND_SAMPLE = 2000    # corpus items the local relevance judges are calibrated on
 PROFILE_ITEMS = 200         # item questions per unit profile for the BM25 ranker
 
-Progress = Callable[[str, int, int], None]  # stage, steps done, steps in all
 # (requirement, seed, jury, progress) -> the world and the versions of what it used (for config.json)
 AssembleWorld = Callable[[Requirement, int, JuryOptions, Progress], tuple[BuildWorld, dict[str, Any]]]
-
-
-def no_progress(stage: str, done: int, total: int) -> None:
-    """A `Progress` for callers that show none (services, workers)."""
 
 
 def _sha256(data: bytes) -> str:

@@ -11,8 +11,9 @@ from collections.abc import Callable
 from typing import Any
 
 from scicustom.app.build.request import JuryOptions
-from scicustom.app.build.world import AssembleWorld, no_progress
+from scicustom.app.build.world import AssembleWorld
 from scicustom.core.build.pipeline import BuildWorld
+from scicustom.core.progress import no_progress
 from scicustom.core.requirement import Requirement
 
 

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from scicustom.core.corpus_item import CorpusItem
+from scicustom.core.progress import Progress, no_progress
 from scicustom.core.tagger_training.artifact import TaggerArtifact
 from scicustom.core.tagger_training.data_plan import DataPlan, DataSets, build_datasets, paper_test_set
 from scicustom.core.tagger_training.dataset import LabelledText, QueryWriter, real_split, weakly_labelled
@@ -186,7 +187,8 @@ def _weak_heldout(inputs: TrainingInputs, data: DataSets) -> list[LabelledText]:
 
 
 def train(inputs: TrainingInputs, trainer: TaggerTrainer, artifacts: TaggerArtifacts, plan: DataPlan | None = None,
-          config: TrainConfig | None = None, make_current: bool = True) -> TrainingResult:
+          config: TrainConfig | None = None, make_current: bool = True,
+          progress: Progress = no_progress) -> TrainingResult:
     plan = plan or DataPlan()
     config = config or TrainConfig()
     catalog = inputs.catalog
@@ -205,7 +207,7 @@ def train(inputs: TrainingInputs, trainer: TaggerTrainer, artifacts: TaggerArtif
     column = {u.id: i for i, u in enumerate(catalog.units)}
     started = time.perf_counter()
     networks = trainer.train([ex.text for ex in data.train], _label_columns(data.train, column),
-                             [ex.text for ex in data.validation], len(catalog.units), config)
+                             [ex.text for ex in data.validation], len(catalog.units), config, progress)
     val_scores = networks.validation_scores
     gold = np.zeros_like(val_scores, dtype=bool)
     for r, cols in enumerate(_label_columns(data.validation, column)):

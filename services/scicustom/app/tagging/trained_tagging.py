@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from scicustom.app.index_keys import CURRENT_INDEX_KEY
 from scicustom.core.errors import PreconditionFailed
+from scicustom.core.progress import Progress, no_progress
 from scicustom.ports import CorpusRepository, Tagger, TaggerArtifacts, UnitIndexWriter
 
 
@@ -34,7 +35,7 @@ def text_digest(text: str) -> str:
 
 
 def retag_corpus(repo: CorpusRepository, tagger: Tagger, unit_ids: Sequence[str], non_scientific_id: str | None,
-                 index_writer: UnitIndexWriter, batch: int = 4096) -> RetagReport:
+                 index_writer: UnitIndexWriter, batch: int = 4096, progress: Progress = no_progress) -> RetagReport:
     items = repo.load_items()
     if not items:
         raise PreconditionFailed("the corpus is empty; run `scicustom corpus import` first")
@@ -48,6 +49,7 @@ def retag_corpus(repo: CorpusRepository, tagger: Tagger, unit_ids: Sequence[str]
         for item, assigned in zip(chunk, tagger.tag([it.text for it in chunk]), strict=True):
             tags[item.id] = [(s.unit_id, s.score) for s in assigned]
             digests[item.id] = text_digest(item.text)
+        progress("retag", start + len(chunk), len(todo))
     rate = len(todo) / max(time.perf_counter() - started, 1e-9) if todo else 0.0
     live = {it.id for it in items}
     stale = (set(tags) | set(digests)) - live
@@ -66,8 +68,8 @@ def retag_corpus(repo: CorpusRepository, tagger: Tagger, unit_ids: Sequence[str]
 
 
 def retag_with_trained(repo: CorpusRepository, artifacts: TaggerArtifacts, version: str | None,
-                       index_writer: UnitIndexWriter) -> RetagReport:
+                       index_writer: UnitIndexWriter, progress: Progress = no_progress) -> RetagReport:
     """`tagger retag`: the trained version (default: the current one) tags the corpus and becomes current."""
     artifact = artifacts.load(version)
     return retag_corpus(repo, artifacts.tagger(artifact), artifact.unit_ids, artifact.non_scientific_id,
-                        index_writer)
+                        index_writer, progress=progress)

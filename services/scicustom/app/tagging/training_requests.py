@@ -10,6 +10,7 @@ from scicustom.app.ingest.item_embeddings import item_embeddings
 from scicustom.app.tagging.gold_items import packaged_gold_items
 from scicustom.app.tagging.tagger_training import TrainingInputs, TrainingResult, evaluate_artifact, train
 from scicustom.core.errors import InvalidInput
+from scicustom.core.progress import Progress, no_progress
 from scicustom.core.tagger_training.data_plan import DataPlan
 from scicustom.core.tagger_training.dataset import QueryWriter
 from scicustom.core.tagger_training.llm_writer import LLMQueryWriter
@@ -47,14 +48,15 @@ def training_inputs(units: UnitSet, corpus: CorpusRepository, embedder: Embedder
 
 
 def train_tagger(request: TrainRequest, units: UnitSet, corpus: CorpusRepository, embedder: Embedder,
-                 trainer: TaggerTrainer, artifacts: TaggerArtifacts, llm: Callable[[], LLM]) -> TrainingResult:
+                 trainer: TaggerTrainer, artifacts: TaggerArtifacts, llm: Callable[[], LLM],
+                 progress: Progress = no_progress) -> TrainingResult:
     """`tagger train`; `llm` is asked for only when the request names a model."""
     request.check()
     writer = LLMQueryWriter(llm(), request.llm_model) if request.llm_model else None
     inputs = training_inputs(units, corpus, embedder, writer)
     plan = DataPlan(synthetic=request.synthetic, keyword_heldout=request.keyword_heldout, seed=request.seed)
     return train(inputs, trainer, artifacts, plan, TrainConfig(epochs=request.epochs, seed=request.seed),
-                 make_current=not request.keep_current)
+                 make_current=not request.keep_current, progress=progress)
 
 
 def evaluate_tagger(version: str | None, units: UnitSet, corpus: CorpusRepository, embedder: Embedder,
