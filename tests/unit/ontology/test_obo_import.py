@@ -120,3 +120,33 @@ def test_cli_bad_input_exits_2_with_one_line(tmp_path, monkeypatch, capsys, argv
 def test_unparsable_file_is_bad_input(tmp_path):
     with pytest.raises(InvalidInput, match=r"not a readable OBO/OWL file|defines no terms"):
         read_ontology_file(_write(tmp_path, "[Term]\nid: broken\nis_a: \x00\x00\n"), "x")
+
+
+@pytest.mark.parametrize("target", ["http://127.0.0.1:{port}/evil.obo", "{local}"])
+def test_imports_are_never_followed_and_the_document_is_refused(tmp_path, target):
+    """An OBO naming a loopback URL made the importer connect to it (SSRF); local paths were read too."""
+    import http.server
+    import threading
+
+    hits = []
+
+    class Recorder(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            hits.append(self.path)
+            self.send_response(404)
+            self.end_headers()
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.HTTPServer(("127.0.0.1", 0), Recorder)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        local = _write(tmp_path, OBO, "other.obo")
+        clause = target.format(port=server.server_address[1], local=local)
+        text = OBO.replace("ontology: tiny\n", f"ontology: tiny\nimport: {clause}\n")
+        with pytest.raises(InvalidInput, match="imports are never fetched"):
+            read_ontology_file(_write(tmp_path, text, "importing.obo"), "x")
+    finally:
+        server.shutdown()
+    assert hits == []
