@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import difflib
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -81,33 +82,48 @@ def _positive_int(data: Mapping[str, Any], key: str, default: int) -> int:
     return value
 
 
+# The keys of the release's requirement format; `encoder_name` and `fuzzy_threshold` configure the
+# release's own tagger and are accepted and ignored. Any other key is refused: a typo such as `k_2`
+# must not silently leave the default in place.
+REQUIREMENT_KEYS = ("requirement", "domain", "description", "k1", "k2", "proxy_samples", "voting_judges",
+                    "relevance_judges", "mcq_writer", "encoder_name", "fuzzy_threshold")
+JUDGE_KEYS = ("provider", "model")
+
+
+def _known_keys(data: Mapping[Any, Any], known: Sequence[str], where: str) -> None:
+    for key in data:
+        if key not in known:
+            close = difflib.get_close_matches(str(key), known, n=1)
+            hint = f"did you mean '{close[0]}'?" if close else f"known keys: {', '.join(known)}"
+            raise InvalidInput(f"{where}{key}", f"unknown key; {hint}")
+
+
+def _judge(entry: Any, field: str) -> JudgeSpec:
+    if not isinstance(entry, Mapping) or not entry.get("model"):
+        raise InvalidInput(field, "needs 'model'")
+    _known_keys(entry, JUDGE_KEYS, f"{field}.")
+    return JudgeSpec(provider=str(entry.get("provider", "")), model=str(entry["model"]))
+
+
 def _judges(data: Mapping[str, Any], key: str) -> tuple[JudgeSpec, ...]:
     raw = data.get(key) or []
     if not isinstance(raw, list):
         raise InvalidInput(key, "must be a list of {provider, model}")
-    specs = []
-    for i, entry in enumerate(raw):
-        if not isinstance(entry, Mapping) or not entry.get("model"):
-            raise InvalidInput(f"{key}[{i}]", "needs 'model'")
-        specs.append(JudgeSpec(provider=str(entry.get("provider", "")), model=str(entry["model"])))
-    return tuple(specs)
+    return tuple(_judge(entry, f"{key}[{i}]") for i, entry in enumerate(raw))
 
 
 def requirement_from_mapping(data: Any) -> Requirement:
     """Parse the requirement YAML format of the SciCustom release."""
     if not isinstance(data, Mapping):
         raise InvalidInput("requirement", "the file must hold a mapping")
+    _known_keys(data, REQUIREMENT_KEYS, "")
     description = data.get("description")
     if not isinstance(description, str) or not description.strip():
         raise InvalidInput("description", "missing or empty")
     name = data.get("requirement") or data.get("domain") or _slug(description)
     domain = data.get("domain") or str(name).replace("_", " ")
     writer = data.get("mcq_writer")
-    writer_spec = None
-    if writer:
-        if not isinstance(writer, Mapping) or not writer.get("model"):
-            raise InvalidInput("mcq_writer", "needs 'model'")
-        writer_spec = JudgeSpec(provider=str(writer.get("provider", "")), model=str(writer["model"]))
+    writer_spec = _judge(writer, "mcq_writer") if writer else None
     return Requirement(
         name=_slug(str(name)),
         domain=str(domain).strip(),

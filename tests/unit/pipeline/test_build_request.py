@@ -106,7 +106,7 @@ def test_requirement_problems_name_the_field_or_the_files_key(tmp_path):
     assert _problem(lambda: requirement_argument(str(no_description)).requirement()) == \
         "description: missing or empty"
     assert _problem(lambda: RequirementSource(yaml="requirement: x\n").requirement()) == \
-        "requirement_yaml: missing or empty"
+        "requirement_yaml.description: missing or empty"
     assert _problem(lambda: RequirementSource().requirement()) == \
         "requirement: give requirement_yaml or requirement_text"
     big = tmp_path / "big.yaml"

@@ -54,3 +54,32 @@ def test_vendored_data_matches_shared_copy():
     assert (RESOURCES / "m2m_vocabulary.json").read_bytes() == (shared / "m2m_vocabulary.json").read_bytes()
     for path in (shared / "requirements").glob("*.yaml"):
         assert (RESOURCES / "requirements" / path.name).read_bytes() == path.read_bytes()
+
+
+@pytest.mark.parametrize(("text", "field", "message"), [
+    ("description: enzymes\nk_2: 50\n", "k_2", "did you mean 'k2'"),
+    ("description: enzymes\nexclusions: [x]\n", "exclusions", "known keys"),
+    ("description: enzymes\nvoting_judges:\n  - {model: m, temprature: 0}\n", "voting_judges[0].temprature",
+     "unknown key"),
+    ("description: enzymes\nmcq_writer: {model: m, providr: x}\n", "mcq_writer.providr", "did you mean 'provider'"),
+])
+def test_unknown_keys_are_refused_by_name(text: str, field: str, message: str) -> None:
+    from scicustom.app.build.request import requirement_from_yaml_text
+
+    with pytest.raises(InvalidInput) as refused:
+        requirement_from_yaml_text(text, "requirement_yaml", "req.yaml")  # a file: its own keys
+    assert refused.value.field == field and message in refused.value.problem
+    with pytest.raises(InvalidInput) as refused:
+        requirement_from_yaml_text(text, "requirement_yaml")  # a request field: the key under it
+    assert refused.value.field == f"requirement_yaml.{field}"
+
+
+def test_yaml_aliases_are_refused_before_anything_expands_them() -> None:
+    from scicustom.app.build.request import requirement_from_yaml_text
+
+    bomb = "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
+        f"{chr(98 + k)}: &{chr(98 + k)} [*{chr(97 + k)}, *{chr(97 + k)}, *{chr(97 + k)}, *{chr(97 + k)}]\n"
+        for k in range(8)) + "description: *i\n"
+    with pytest.raises(InvalidInput, match="anchors or aliases") as refused:
+        requirement_from_yaml_text(bomb, "requirement_yaml")
+    assert refused.value.field == "requirement_yaml"

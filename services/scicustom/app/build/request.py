@@ -11,9 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-import yaml
-
 from scicustom.app.field_checks import at_most
+from scicustom.app.yaml_documents import load_plain_yaml
 from scicustom.core.build.pipeline import DEFAULT_MIN_ITEMS, BuildParams
 from scicustom.core.errors import InvalidInput
 from scicustom.core.requirement import Requirement, requirement_from_mapping, requirement_from_text
@@ -41,16 +40,13 @@ def requirement_from_yaml_text(text: str, field: str, file: str | None = None) -
     subject = f"{file} " if file else ""
     if len(text.encode()) > MAX_YAML_BYTES:
         raise InvalidInput(field, f"{subject}is larger than {MAX_YAML_BYTES} bytes")
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise InvalidInput(field, f"{subject}is not valid YAML ({type(exc).__name__})") from None
+    data = load_plain_yaml(text, field, subject)
     if file:
         return requirement_from_mapping(data)
     try:
         return requirement_from_mapping(data)
-    except InvalidInput as exc:
-        raise InvalidInput(field, exc.problem) from None
+    except InvalidInput as exc:  # the key inside the document, under the request's field
+        raise InvalidInput(field if exc.field == "requirement" else f"{field}.{exc.field}", exc.problem) from None
 
 
 def requirement_from_free_text(text: str, field: str) -> Requirement:

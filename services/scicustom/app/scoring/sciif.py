@@ -15,9 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from scicustom.app.field_checks import at_most, checked_text
+from scicustom.app.yaml_documents import load_plain_yaml
 from scicustom.config import RESOURCES
 from scicustom.core.errors import InvalidInput
 from scicustom.core.llm_usage import LLMUsage, MeteredLLM
@@ -39,10 +38,7 @@ DEFAULT_WORKERS = 4
 def load_catalog(path: Path = DEFAULT_CATALOG) -> Catalog:
     if not path.is_file():
         raise InvalidInput("--catalog", f"{path} does not exist")
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except yaml.YAMLError as exc:
-        raise InvalidInput("--catalog", f"not YAML: {exc}") from exc
+    data = load_plain_yaml(path.read_text(encoding="utf-8"), "--catalog")
     if not isinstance(data, dict):
         raise InvalidInput("--catalog", "expected a mapping")
     return parse_catalog(data)
