@@ -23,7 +23,7 @@ from scicustom.app.index_keys import CURRENT_INDEX_KEY
 from scicustom.app.ontology.source_requests import OntologySources
 from scicustom.app.ontology.unit_sets import UNIT_SETS_PREFIX, BlobStore
 from scicustom.app.ontology.workspace import OntologyWorkspace
-from scicustom.config import Settings
+from scicustom.config import Settings, revealed
 from scicustom.core.errors import InvalidInput, PreconditionFailed
 from scicustom.core.units import UnitCatalog
 from scicustom.ports import (
@@ -86,8 +86,9 @@ class Context:
             from scicustom.adapters.minio_store import MinioObjectStore
 
             s = self.settings
-            return TracedObjectStore(MinioObjectStore.connect(self._require("s3_endpoint"), s.s3_access_key,
-                                                              s.s3_secret_key, s.s3_bucket, secure=s.s3_secure))
+            return TracedObjectStore(MinioObjectStore.connect(self._require("s3_endpoint"), revealed(s.s3_access_key),
+                                                              revealed(s.s3_secret_key), s.s3_bucket,
+                                                              secure=s.s3_secure))
         return TracedObjectStore(FilesystemObjectStore(self.settings.store_dir))
 
     @cached_property
@@ -125,7 +126,8 @@ class Context:
         from scicustom.adapters.elasticsearch_index import ElasticsearchSearchIndex
 
         s = self.settings
-        auth = (s.elasticsearch_username, s.elasticsearch_password or "") if s.elasticsearch_username else None
+        password = revealed(s.elasticsearch_password) or ""
+        auth = (s.elasticsearch_username, password) if s.elasticsearch_username else None
         client = Elasticsearch(self._require("elasticsearch_url"), request_timeout=60, basic_auth=auth,
                                ca_certs=str(s.elasticsearch_ca_certs) if s.elasticsearch_ca_certs else None)
         return traced_index(ElasticsearchSearchIndex.create(client, self.settings.elasticsearch_index,
@@ -241,7 +243,7 @@ class Context:
 
     @cached_property
     def llm(self) -> LLM:
-        return self.llm_at(self.settings.llm_api_base, self.settings.llm_api_key)
+        return self.llm_at(self.settings.llm_api_base, revealed(self.settings.llm_api_key))
 
     def llm_at(self, api_base: str | None, api_key: str | None, *, max_retries: int | None = None,
                requests_per_minute: int | None = None, timeout_s: float | None = None,
@@ -268,7 +270,7 @@ class Context:
                                    f"environment variable {provider.api_key_env} is not set")
         own_server = provider.api_base is not None
         return self.llm_at(provider.api_base if own_server else self.settings.llm_api_base,
-                           key if own_server else key or self.settings.llm_api_key,
+                           key if own_server else key or revealed(self.settings.llm_api_key),
                            max_retries=provider.max_retries, requests_per_minute=provider.requests_per_minute,
                            timeout_s=provider.timeout_s,
                            backoff_s=1.0 if provider.backoff_s is None else provider.backoff_s)

@@ -9,6 +9,7 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 from scicustom import __version__
 from scicustom.commands.command_table import CommandEntry, add_commands, requested
@@ -45,6 +46,12 @@ class UsageError(Exception):
 
 
 class _Parser(argparse.ArgumentParser):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        # No prefix matching: `--llm-api-key SECRET` must not pass as `--llm-api-key-env`, and a
+        # shortened flag must not change meaning when a longer one is added.
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
+
     def error(self, message: str) -> None:  # type: ignore[override]
         raise UsageError(message)
 

@@ -5,10 +5,16 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 RESOURCES = Path(__file__).parent / "resources"
+
+
+def revealed(secret: SecretStr | None) -> str | None:
+    """Secrets are SecretStr so that settings print, log and repr as '**********'; the value is
+    taken out only where a client is constructed."""
+    return None if secret is None else secret.get_secret_value()
 
 
 class Settings(BaseSettings):
@@ -24,7 +30,7 @@ class Settings(BaseSettings):
     wheel_cache_dir: Path | None = None
     model_cache_dir: Path | None = None
     llm_api_base: str | None = Field(default=None, description="an OpenAI-compatible server for every LLM call")
-    llm_api_key: str | None = None
+    llm_api_key: SecretStr | None = None
     llm_max_retries: int = 3
     llm_requests_per_minute: int = 600
     llm_timeout_s: float = 120.0
@@ -40,8 +46,8 @@ class Settings(BaseSettings):
     perplexity_max_question_tokens: int = 256
     # Cluster adapters (profile `cluster`): S3 object store, Kafka bus, Elasticsearch search index.
     s3_endpoint: str | None = Field(default=None, description="host:port of the S3 API (MinIO, SeaweedFS)")
-    s3_access_key: str | None = None
-    s3_secret_key: str | None = None
+    s3_access_key: SecretStr | None = None
+    s3_secret_key: SecretStr | None = None
     s3_bucket: str = "scicustom"
     s3_secure: bool = False
     kafka_bootstrap: str | None = Field(default=None, description="comma-separated host:port of Kafka brokers")
@@ -50,12 +56,12 @@ class Settings(BaseSettings):
     kafka_security_protocol: Literal["PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL"] = "PLAINTEXT"
     kafka_sasl_mechanism: str | None = Field(default=None, description="PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512")
     kafka_sasl_username: str | None = None
-    kafka_sasl_password: str | None = None
+    kafka_sasl_password: SecretStr | None = None
     kafka_ssl_cafile: Path | None = None
     elasticsearch_url: str | None = None
     elasticsearch_index: str = "scicustom-items"
     elasticsearch_username: str | None = None
-    elasticsearch_password: str | None = None
+    elasticsearch_password: SecretStr | None = None
     elasticsearch_ca_certs: Path | None = None
     # The tagger model over the Open Inference Protocol v2 (KServe/Triton); unset: the in-process tagger.
     tagger_url: str | None = Field(default=None, description="host:port of the tagger's OIP v2 endpoint")
@@ -75,13 +81,17 @@ class Settings(BaseSettings):
     worker_backoff_s: float = 0.5
     worker_breaker_threshold: int = 5
     log_format: Literal["text", "json"] = "text"
+    # Prometheus /metrics of `scicustom service` and `scicustom worker` (telemetry/metrics_endpoint.py):
+    # unset, port 9464 in the cluster profile and none in the local one; 0 turns it off.
+    metrics_port: int | None = Field(default=None, ge=0, le=65535, description="0: no metrics endpoint")
+    metrics_host: str | None = Field(default=None, description="interface of the metrics endpoint (default grpc_host)")
 
     def kafka_security(self) -> dict[str, str]:
         """kafka-python client options for TLS and SASL (empty for PLAINTEXT)."""
         options = {"security_protocol": self.kafka_security_protocol}
         if self.kafka_sasl_mechanism:
             options.update(sasl_mechanism=self.kafka_sasl_mechanism, sasl_plain_username=self.kafka_sasl_username or "",
-                           sasl_plain_password=self.kafka_sasl_password or "")
+                           sasl_plain_password=revealed(self.kafka_sasl_password) or "")
         if self.kafka_ssl_cafile:
             options["ssl_cafile"] = str(self.kafka_ssl_cafile)
         return {} if options == {"security_protocol": "PLAINTEXT"} else options

@@ -23,14 +23,15 @@ Reports, written together to --report REPORT.json (each section only when asked 
                            hypothesis of the same paper_id in FILE (--no-embeddings skips the cosine)
   --attacks                the three gaming attacks on --attack-sample rows (default 75, --seed 42) and
                            the metric deltas of Table 7; templates, or written by --attack-model MODEL
-                           (through --llm-api-base / --llm-api-key, cached like every LLM call)
+                           (through --llm-api-base / --llm-api-key-env, cached like every LLM call)
   --judge-models M1,M2     pairwise LLM judge with swapped order over the systems of --system-column
-                           (--judge-pairs A:B,C:D, --judge-problems 50, --llm-api-base, --llm-api-key)
+                           (--judge-pairs A:B,C:D, --judge-problems 50, --llm-api-base, --llm-api-key-env)
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -79,8 +80,19 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     parser.add_argument("--judge-pairs", default=None, help="comma-separated SYSTEM_A:SYSTEM_B (default: all)")
     parser.add_argument("--judge-problems", type=int, default=50, help="problems judged per pair (default 50)")
     parser.add_argument("--llm-api-base", default=None, help="OpenAI-compatible server for the judges")
-    parser.add_argument("--llm-api-key", default=None, help="API key for --llm-api-base")
+    # The key itself never goes on the command line, where `ps` and shell history show it.
+    parser.add_argument("--llm-api-key-env", default=None, metavar="VAR",
+                        help="environment variable holding the API key for --llm-api-base")
     parser.set_defaults(handler=run_score_m2m)
+
+
+def _api_key(args: argparse.Namespace) -> str | None:
+    if not args.llm_api_key_env:
+        return None
+    key = os.environ.get(args.llm_api_key_env)
+    if key is None:
+        raise InvalidInput("--llm-api-key-env", f"environment variable {args.llm_api_key_env} is not set")
+    return key
 
 
 def run_score_m2m(args: argparse.Namespace, ctx: Context) -> int:
@@ -106,7 +118,7 @@ def run_score_m2m(args: argparse.Namespace, ctx: Context) -> int:
     flags = {**FLAGS, **{f"options.judge_models[{k}]": "--judge-models" for k in range(len(judges))},
              **{f"options.judge_pairs[{k}]": "--judge-pairs" for k in range(len(pairs))}}
     with fields_renamed(flags):
-        scores = score_hypotheses(request, vocabulary, lambda: ctx.llm_at(args.llm_api_base, args.llm_api_key),
+        scores = score_hypotheses(request, vocabulary, lambda: ctx.llm_at(args.llm_api_base, _api_key(args)),
                                   lambda: ctx.embedder)
     write_text_atomic(args.output, scores.scores_json())
     if wants_report:

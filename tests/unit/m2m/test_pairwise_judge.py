@@ -94,13 +94,14 @@ def test_swapped_order_agreement_and_flips(recorded_llm, tmp_path: Path) -> None
 def test_cli_judge_uses_the_cache_on_rerun(recorded_llm, tmp_path: Path, monkeypatch) -> None:
     install_judges(recorded_llm)
     monkeypatch.setenv("SCICUSTOM_LLM_CACHE_DIR", str(tmp_path / "llm"))
+    monkeypatch.setenv("SCICUSTOM_TEST_LLM_KEY", "test")
     rows = synthetic_rows(6, seed=3)
     multi = [{**r, "paper_id": f"q{i % 3}", "_system": "x" if i < 3 else "y"} for i, r in enumerate(rows)]
     (tmp_path / "in.csv").write_bytes(rows_to_csv(multi))
     args = ["score", "m2m", "--input", str(tmp_path / "in.csv"), "--output", str(tmp_path / "out.json"),
             "--system-column", "_system", "--report", str(tmp_path / "report.json"),
             "--judge-models", "openai/judge-a,openai/judge-c", "--judge-pairs", "y:x",
-            "--llm-api-base", recorded_llm.api_base, "--llm-api-key", "test"]
+            "--llm-api-base", recorded_llm.api_base, "--llm-api-key-env", "SCICUSTOM_TEST_LLM_KEY"]
     assert main(args) == 0
     first = json.loads((tmp_path / "report.json").read_text())["pairwise_judge"]
     assert list(first["pairs"]) == ["y vs x | openai/judge-a", "y vs x | openai/judge-c"]
@@ -115,6 +116,7 @@ def test_cli_judge_uses_the_cache_on_rerun(recorded_llm, tmp_path: Path, monkeyp
 
 def test_cli_rejects_unknown_pair(recorded_llm, tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setenv("SCICUSTOM_LLM_CACHE_DIR", str(tmp_path / "llm"))
+    monkeypatch.setenv("SCICUSTOM_TEST_LLM_KEY", "test")
     rows = [{**r, "_system": "x"} for r in synthetic_rows(3, seed=3)]
     (tmp_path / "in.csv").write_bytes(rows_to_csv(rows))
     code = main(["score", "m2m", "--input", str(tmp_path / "in.csv"), "--output", str(tmp_path / "out.json"),

@@ -181,6 +181,7 @@ def test_cli_attacks_written_by_an_llm(recorded_llm, tmp_path, monkeypatch) -> N
     from tests.unit.m2m.synthetic_rows import rows_to_csv
 
     monkeypatch.setenv("SCICUSTOM_LLM_CACHE_DIR", str(tmp_path / "llm"))
+    monkeypatch.setenv("SCICUSTOM_TEST_LLM_KEY", "test")
     recorded_llm.rules.append(("sounds highly technical", TAGGED))
     recorded_llm.rules.append(("only restates", "[HYPOTHESIS] Capacity fade is reduced. [/HYPOTHESIS]"))
     recorded_llm.default = "Better batteries."  # verbose style: no tags at all
@@ -188,7 +189,7 @@ def test_cli_attacks_written_by_an_llm(recorded_llm, tmp_path, monkeypatch) -> N
     assert main(["score", "m2m", "--input", str(tmp_path / "in.csv"), "--output", str(tmp_path / "o.json"),
                  "--report", str(tmp_path / "r.json"), "--attacks", "--attack-sample", "3",
                  "--attack-model", "openai/attacker", "--llm-api-base", recorded_llm.api_base,
-                 "--llm-api-key", "test"]) == 0
+                 "--llm-api-key-env", "SCICUSTOM_TEST_LLM_KEY"]) == 0
     attacks = json.loads((tmp_path / "r.json").read_text())["attacks"]
     assert attacks["generator"] == "llm:openai/attacker"
     assert attacks["usage"]["calls"] == 9 and len(recorded_llm.calls) == 9
