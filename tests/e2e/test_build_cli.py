@@ -16,7 +16,7 @@ REPO = Path(__file__).resolve().parents[2]
 VIROLOGY = str(RESOURCES / "requirements/healthcare_virology.yaml")
 INORGANIC = str(RESOURCES / "requirements/chemistry_inorganic.yaml")
 FILES = {"voting.json", "candidates.jsonl", "cutoff.json", "proxy.jsonl", "benchmark.jsonl", "coverage.json",
-         "config.json"}
+         "config.json", "report.html"}
 
 
 @pytest.fixture(scope="module")
@@ -56,9 +56,11 @@ def test_build_writes_all_files_and_is_reproducible(home, tmp_path, capsys):
     rows = [json.loads(line) for line in (tmp_path / "a/benchmark.jsonl").read_text().splitlines()]
     assert 1 <= len(rows) <= 12
     for row in rows:
-        assert set(row) == {"id", "query", "answer", "provenance", "distractor_method"}
+        assert set(row) == {"id", "query", "answer", "choices", "answer_index", "provenance", "distractor_method"}
         labels = [line[0] for line in row["query"].splitlines()[1:] if line[1:3] == ". "]
         assert row["answer"] in labels and labels == list("ABCDE"[: len(labels)])
+        assert len(row["choices"]) == len(labels) and labels[row["answer_index"]] == row["answer"]
+        assert row["query"].endswith("\n".join(f"{lab}. {c}" for lab, c in zip(labels, row["choices"], strict=True)))
         assert set(row["provenance"]) == {"source_item_id", "source", "licence", "units", "candidate_rank"}
     cutoff = json.loads((tmp_path / "a/cutoff.json").read_text())
     assert cutoff["n_probes"] == len(cutoff["probes"]) >= 1

@@ -40,7 +40,7 @@ def test_open_item_and_unit_and_mcq_round_trip():
     unit = KnowledgeUnit("ku_9", "Virology", "medicine", ("virus", "capsid"))
     assert unit_from_proto(unit_to_proto(unit)) == unit
     mcq = MCQ("i1", "Q?\nA. x\nB. y", "B", {"source_item_id": "i1", "source": "mmlu", "licence": "MIT",
-                                              "units": ["Virology"], "candidate_rank": 3})
+                                              "units": ["Virology"], "candidate_rank": 3}, choices=("x", "y"))
     assert mcq_from_proto(pb.MCQ.FromString(mcq_to_proto(mcq).SerializeToString())) == mcq
 
 

@@ -43,6 +43,7 @@ def item_from_proto(msg: pb.CorpusItem) -> CorpusItem:
 def mcq_to_proto(mcq: MCQ) -> pb.MCQ:
     p = mcq.provenance
     return pb.MCQ(id=mcq.id, query=mcq.query, answer=mcq.answer, distractor_method=mcq.distractor_method,
+                  choices=list(mcq.choices),
                   provenance=pb.Provenance(source_item_id=p["source_item_id"], source=p["source"],
                                            licence=p["licence"], units=list(p["units"]),
                                            candidate_rank=p["candidate_rank"]))
@@ -52,7 +53,7 @@ def mcq_from_proto(msg: pb.MCQ) -> MCQ:
     p = msg.provenance
     provenance = {"source_item_id": p.source_item_id, "source": p.source, "licence": p.licence,
                   "units": list(p.units), "candidate_rank": p.candidate_rank}
-    return MCQ(msg.id, msg.query, msg.answer, provenance, msg.distractor_method)
+    return MCQ(msg.id, msg.query, msg.answer, provenance, msg.distractor_method, choices=tuple(msg.choices))
 
 
 def build_spec_to_proto(requirement: Requirement, params: BuildParams, voting_judges: list[str],

@@ -58,3 +58,20 @@ def test_parses_benchmark_lines_and_normalises_the_answer() -> None:
 def test_bad_benchmark_lines_name_the_line_and_problem(lines: list[str], problem: str) -> None:
     with pytest.raises(InvalidInput, match=problem.replace("(", r"\(").replace(")", r"\)")):
         parse_benchmark(lines, source="b.jsonl")
+
+
+def test_structured_choices_give_the_option_texts_and_must_agree_with_the_query() -> None:
+    (item,) = parse_benchmark([_line(id="q", query="Q?\nA. split\nover lines\nB. y", answer="A",
+                                     choices=["split\nover lines", "y"], answer_index=0)])
+    assert item.options == {"A": "split\nover lines", "B": "y"} and item.stem == "Q?"
+
+
+@pytest.mark.parametrize(("extra", "problem"), [
+    ({"choices": ["x", "y", "z"]}, "3 choices but the query lists 2 options"),
+    ({"choices": ["x", ""]}, "list of non-empty strings"),
+    ({"answer_index": 0}, "answer_index 0 does not point at answer 'B'"),
+    ({"answer_index": True}, "answer_index True"),
+])
+def test_structured_fields_that_contradict_the_query_are_rejected(extra: dict[str, object], problem: str) -> None:
+    with pytest.raises(InvalidInput, match=problem):
+        parse_benchmark([_line(id="q", query="Q?\nA. x\nB. y", answer="B", **extra)])

@@ -4,9 +4,18 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from scicustom.core.build.mcq import answer_slot, from_mcq_item, from_open_item, parse_llm_mcq, pick_distractors
+from scicustom.core.build.mcq import (
+    MCQ,
+    answer_slot,
+    from_mcq_item,
+    from_open_item,
+    parse_llm_mcq,
+    pick_distractors,
+    to_mcq,
+)
 from scicustom.core.corpus_item import make_item
 from scicustom.core.quantities import answer_shape
+from scicustom.core.requirement import requirement_from_text
 
 
 def test_mcq_item_is_kept_verbatim_with_labels():
@@ -71,3 +80,36 @@ def test_parse_llm_mcq_accepts_fenced_json():
 def test_parse_llm_mcq_rejects_unusable_replies(reply, problem):
     with pytest.raises(ValueError, match=problem):
         parse_llm_mcq(reply)
+
+
+def test_records_carry_choices_and_answer_index_consistent_with_query():
+    kept = from_mcq_item(make_item("mmlu", "MIT", "", "Which virus?", [" HIV", "HBV ", "HPV"], 2), {})
+    made = from_open_item(make_item("user", "CC0", "", "What protects the genome?", [], None, "The capsid"),
+                          ["The envelope", "The ribosome", "The tegument", "The spike"], seed=3, provenance={})
+    for mcq in (kept, made):
+        record = mcq.to_record()
+        lines = record["query"].splitlines()[1:]
+        assert lines == [f"{'ABCDE'[i]}. {c}" for i, c in enumerate(record["choices"])]
+        assert "ABCDE"[record["answer_index"]] == record["answer"]
+    assert kept.to_record()["choices"] == ["HIV", "HBV", "HPV"] and kept.answer_index == 2
+    assert len(made.choices) == 5 and made.choices[made.answer_index] == "The capsid"
+
+
+def test_llm_written_mcq_takes_its_choices_from_the_query():
+    class Writer:
+        name = "llm:test"
+
+        def write(self, requirement, item):
+            return '{"query": "Stem?\\n(A) one\\n(B) two\\n    continued\\n(C) three\\n(D) four", "answer": "B"}'
+
+    item = make_item("user", "CC0", "", "Stem?", [], None, "two")
+    mcq, warnings = to_mcq(item, {}, 0, writer=Writer(), requirement=requirement_from_text("virology"),
+                           neighbour_answers=lambda _: [])
+    assert warnings == [] and mcq is not None
+    assert mcq.choices == ("one", "two continued", "three", "four") and mcq.answer_index == 1
+
+
+@pytest.mark.parametrize("choices, answer", [(("x",), "A"), (("x", "y"), "C"), (("a", "b", "c", "d", "e", "f"), "A")])
+def test_an_mcq_needs_two_to_five_choices_and_an_answer_among_them(choices, answer):
+    with pytest.raises(ValueError):
+        MCQ("i", "Q?", answer, choices=choices)

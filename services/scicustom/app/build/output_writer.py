@@ -36,13 +36,17 @@ def check_output_dir(out: Path, force: bool) -> None:
         raise InvalidInput("--out", f"{out} exists and is not a directory")
 
 
-def write_atomically(out: Path, files: Mapping[str, str]) -> None:
-    """Replaces `out` if it exists: the caller ran check_output_dir before the build."""
+def write_atomically(out: Path, files: Mapping[str, str | bytes]) -> None:
+    """Replaces `out` if it exists: the caller ran check_output_dir before the build. Text is
+    written as UTF-8, bytes as they are (downloaded artifacts)."""
     out.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
     try:
-        for name, text in files.items():
-            (staging / name).write_text(text, encoding="utf-8")
+        for name, content in files.items():
+            if isinstance(content, bytes):
+                (staging / name).write_bytes(content)
+            else:
+                (staging / name).write_text(content, encoding="utf-8")
         if out.exists():
             retired = out.with_name(f".{out.name}.old")
             shutil.rmtree(retired, ignore_errors=True)

@@ -71,18 +71,20 @@ class Provenance(_message.Message):
     def __init__(self, source_item_id: _Optional[str] = ..., source: _Optional[str] = ..., licence: _Optional[str] = ..., units: _Optional[_Iterable[str]] = ..., candidate_rank: _Optional[int] = ...) -> None: ...
 
 class MCQ(_message.Message):
-    __slots__ = ("id", "query", "answer", "provenance", "distractor_method")
+    __slots__ = ("id", "query", "answer", "provenance", "distractor_method", "choices")
     ID_FIELD_NUMBER: _ClassVar[int]
     QUERY_FIELD_NUMBER: _ClassVar[int]
     ANSWER_FIELD_NUMBER: _ClassVar[int]
     PROVENANCE_FIELD_NUMBER: _ClassVar[int]
     DISTRACTOR_METHOD_FIELD_NUMBER: _ClassVar[int]
+    CHOICES_FIELD_NUMBER: _ClassVar[int]
     id: str
     query: str
     answer: str
     provenance: Provenance
     distractor_method: str
-    def __init__(self, id: _Optional[str] = ..., query: _Optional[str] = ..., answer: _Optional[str] = ..., provenance: _Optional[_Union[Provenance, _Mapping]] = ..., distractor_method: _Optional[str] = ...) -> None: ...
+    choices: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, id: _Optional[str] = ..., query: _Optional[str] = ..., answer: _Optional[str] = ..., provenance: _Optional[_Union[Provenance, _Mapping]] = ..., distractor_method: _Optional[str] = ..., choices: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class BuildSpec(_message.Message):
     __slots__ = ("requirement_name", "domain", "description", "k1", "k2", "proxy_samples", "seed", "method", "voting_judges", "relevance_judges", "mcq_writer")

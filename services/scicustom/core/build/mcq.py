@@ -3,6 +3,9 @@
 An item that is already multiple choice is kept verbatim (options relabelled A-E). An open item
 gets 3-4 distractors: from an LLM with the paper's MCQ prompt, or offline from the answers of the
 nearest corpus items sharing its units, never equal to its answer. Exactly one label is correct.
+
+A record keeps the paper's `query` (stem and labelled options in one text) and `answer` (the label),
+and the same question structured: `choices` (the option texts in label order) and `answer_index`.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from scicustom.core.corpus_item import CorpusItem, normalise_text
+from scicustom.core.evaluation.benchmark_lines import split_query
 from scicustom.core.quantities import answer_shape
 from scicustom.core.requirement import Requirement
 from scicustom.ports import MCQWriter
@@ -31,10 +35,24 @@ class MCQ:
     answer: str
     provenance: dict[str, Any] = field(default_factory=dict)
     distractor_method: str = "original"
+    # The options of `query` in label order, without their "A. " labels. Keyword-only and required:
+    # a question whose options were not recorded would give exports nothing to show.
+    choices: tuple[str, ...] = field(kw_only=True)
+
+    def __post_init__(self) -> None:
+        if not 2 <= len(self.choices) <= len(MCQ_LABELS):
+            raise ValueError(f"{self.id}: {len(self.choices)} choices; a question has 2-{len(MCQ_LABELS)}")
+        if self.answer not in MCQ_LABELS[: len(self.choices)]:
+            raise ValueError(f"{self.id}: answer {self.answer!r} is not a label of its {len(self.choices)} choices")
+
+    @property
+    def answer_index(self) -> int:
+        return MCQ_LABELS.index(self.answer)
 
     def to_record(self) -> dict[str, Any]:
-        return {"id": self.id, "query": self.query, "answer": self.answer,
-                "provenance": self.provenance, "distractor_method": self.distractor_method}
+        return {"id": self.id, "query": self.query, "answer": self.answer, "choices": list(self.choices),
+                "answer_index": self.answer_index, "provenance": self.provenance,
+                "distractor_method": self.distractor_method}
 
 
 def format_query(stem: str, options: Sequence[str]) -> str:
@@ -42,10 +60,21 @@ def format_query(stem: str, options: Sequence[str]) -> str:
     return "\n".join(lines)
 
 
+def _shown(options: Sequence[str]) -> tuple[str, ...]:
+    """The option texts exactly as format_query shows them after their labels."""
+    return tuple(opt.strip() for opt in options)
+
+
+def option_texts(query: str) -> tuple[str, ...]:
+    """The options of a query written elsewhere (an LLM's), read as evaluation reads them."""
+    return tuple(split_query(query)[1].values())
+
+
 def from_mcq_item(item: CorpusItem, provenance: dict[str, Any]) -> MCQ:
     if item.answer_index is None or not 2 <= len(item.options) <= len(MCQ_LABELS):
         raise ValueError(f"{item.id}: not a multiple-choice item with 2-5 options")
-    return MCQ(item.id, format_query(item.question, item.options), MCQ_LABELS[item.answer_index], provenance)
+    return MCQ(item.id, format_query(item.question, item.options), MCQ_LABELS[item.answer_index], provenance,
+               choices=_shown(item.options))
 
 
 def pick_distractors(answer: str, neighbour_answers: Sequence[str], count: int = OFFLINE_DISTRACTORS) -> list[str]:
@@ -78,7 +107,8 @@ def from_open_item(item: CorpusItem, distractors: Sequence[str], seed: int, prov
     slot = answer_slot(item.id, seed, len(distractors) + 1)
     options = list(distractors)
     options.insert(slot, item.answer)
-    return MCQ(item.id, format_query(item.question, options), MCQ_LABELS[slot], provenance, "nearest-items")
+    return MCQ(item.id, format_query(item.question, options), MCQ_LABELS[slot], provenance, "nearest-items",
+               choices=_shown(options))
 
 
 _OPTION_LINE = re.compile(r"^\s*\(?([A-E])[.):]\s+\S", re.MULTILINE)
@@ -115,7 +145,7 @@ def to_mcq(item: CorpusItem, provenance: dict[str, Any], seed: int, *, writer: M
     if writer is not None:
         try:
             query, answer = parse_llm_mcq(writer.write(requirement, item))
-            return MCQ(item.id, query, answer, provenance, writer.name), warnings
+            return MCQ(item.id, query, answer, provenance, writer.name, choices=option_texts(query)), warnings
         except ValueError as exc:
             warnings.append(f"{item.id}: LLM MCQ unusable ({exc}); used nearest-item distractors")
     distractors = pick_distractors(item.answer, neighbour_answers(item))

@@ -8,7 +8,7 @@ byte-identical benchmarks.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
@@ -81,13 +81,16 @@ class CutoffStage:
 class Selection:
     chosen: list[int]              # candidate positions of the proxy subset, in benchmark order
     proxy: list[dict[str, Any]]    # the proxy.jsonl rows
+    # Hardness and quality of every item of the cut set the subset was matched to (the build report
+    # compares the two distributions); candidate order.
+    cut_set: list[dict[str, Any]] = field(default_factory=list)
 
     def to_record(self) -> dict[str, Any]:
-        return {"chosen": self.chosen, "proxy": self.proxy}
+        return {"chosen": self.chosen, "proxy": self.proxy, "cut_set": self.cut_set}
 
     @classmethod
     def from_record(cls, record: dict[str, Any]) -> Selection:
-        return cls([int(c) for c in record["chosen"]], list(record["proxy"]))
+        return cls([int(c) for c in record["chosen"]], list(record["proxy"]), list(record.get("cut_set", [])))
 
 
 @dataclass(frozen=True)
@@ -100,5 +103,5 @@ class Generated:
 
     @classmethod
     def from_record(cls, record: dict[str, Any]) -> Generated:
-        return cls([MCQ(m["id"], m["query"], m["answer"], m["provenance"], m["distractor_method"])
-                    for m in record["benchmark"]], list(record["warnings"]))
+        return cls([MCQ(m["id"], m["query"], m["answer"], m["provenance"], m["distractor_method"],
+                        choices=tuple(m["choices"])) for m in record["benchmark"]], list(record["warnings"]))

@@ -1,8 +1,10 @@
 """One benchmark MCQ as `scicustom build` writes it, and parsing of the benchmark JSON lines.
 
-A line is `{"id", "query", "answer", "provenance"}`; `query` is the stem followed by the options,
-one per line, labelled "A. ..." to "E. ...". Evaluation needs the options apart from the stem
-(label extraction matches echoed option text, the local scorer scores each option).
+A line is `{"id", "query", "answer", "choices", "answer_index", "provenance"}`; `query` is the stem
+followed by the options, one per line, labelled "A. ..." to "E. ...", and `choices`/`answer_index`
+are the same options and answer structured (files built before they existed lack them). Evaluation
+needs the options apart from the stem (label extraction matches echoed option text, the local
+scorer scores each option).
 """
 
 from __future__ import annotations
@@ -71,7 +73,25 @@ def parse_item(record: Mapping[str, Any], where: str) -> MCQItem:
     answer = record["answer"].strip().upper()
     if answer not in options:
         raise InvalidInput(where, f"answer {record['answer']!r} is not one of the options {''.join(options)}")
+    options = _structured_options(record, options, answer, where)
     return MCQItem(id=record["id"], query=record["query"], answer=answer, stem=stem, options=options)
+
+
+def _structured_options(record: Mapping[str, Any], parsed: dict[str, str], answer: str,
+                        where: str) -> dict[str, str]:
+    """The record's `choices` as label -> text when it has them: the options as written, before
+    they were joined into the query. They must be the query's options and agree with the answer."""
+    choices, index = record.get("choices"), record.get("answer_index")
+    if index is not None and (isinstance(index, bool) or not isinstance(index, int)
+                              or not 0 <= index < len(parsed) or LABELS[index] != answer):
+        raise InvalidInput(where, f"answer_index {index!r} does not point at answer {answer!r}")
+    if choices is None:
+        return parsed
+    if not isinstance(choices, list) or not all(isinstance(c, str) and c.strip() for c in choices):
+        raise InvalidInput(where, "choices must be a list of non-empty strings")
+    if len(choices) != len(parsed):
+        raise InvalidInput(where, f"{len(choices)} choices but the query lists {len(parsed)} options")
+    return dict(zip(LABELS, choices, strict=False))
 
 
 def parse_benchmark(lines: Iterable[str], source: str = "benchmark") -> list[MCQItem]:
