@@ -87,9 +87,10 @@ def evaluate_model(request: EvaluationRequest, answerer: MCQAnswerer, outputs: E
 
 
 def write_evaluation(request: EvaluationRequest, results: Mapping[str, Mapping[str, Any]],
-                     outputs: EvaluationOutputs) -> None:
-    """results.json (every model's record, totals) and ranking.json (models by accuracy)."""
-    outputs.write_results({
+                     outputs: EvaluationOutputs) -> dict[str, Any]:
+    """results.json (every model's record, totals) and ranking.json (models by accuracy); returns
+    the results document."""
+    document: dict[str, Any] = {
         "benchmark": {"path": request.benchmark_path, "sha256": request.benchmark_sha256,
                       "n_items": len(request.items)},
         "bootstrap": {"method": "percentile", "resamples": request.bootstrap, "seed": request.seed,
@@ -99,9 +100,11 @@ def write_evaluation(request: EvaluationRequest, results: Mapping[str, Mapping[s
             "tokens": sum(r["tokens"]["total"] for r in results.values()),
             "cost_usd": round(sum(r["cost_usd"] for r in results.values()), 8),
         },
-    })
+    }
+    outputs.write_results(document)
     outputs.write_ranking(ranking_document({name: r["accuracy"] for name, r in results.items()},
                                            benchmark_sha256=request.benchmark_sha256))
+    return document
 
 
 def compare(ranking_a: Mapping[str, float], ranking_b: Mapping[str, float], label_a: str,

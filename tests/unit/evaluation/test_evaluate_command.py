@@ -165,3 +165,30 @@ def test_models_of_one_provider_share_one_llm_adapter(tmp_path: Path, monkeypatc
     # m1 and m2 went through the one "lab" adapter (one rate limiter); m3 and m4 through their own.
     assert [adapters[p].usage.calls for p in ("lab", "other", "anthropic")] == [8, 4, 4]
     assert {c["model"] for c in recorded_llm.calls} == {"m1", "m2", "m3", "anthropic/m4"}
+
+
+def test_report_and_reference(setup: dict[str, Any], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    reference = tmp_path / "reference.json"
+    reference.write_text(json.dumps({"judge-a": 0.4, "judge-b": 0.9, "other": 0.1}))
+    report = tmp_path / "report.html"
+    assert _evaluate(setup, "--report", str(report), "--reference", str(reference)) == 0
+    out = capsys.readouterr().out
+    assert f"against {reference}: Spearman rho -1.0, Kendall tau-b -1.0 over 2 models" in out
+    html = report.read_text(encoding="utf-8")
+    assert '<div id="chart-accuracy"' in html and '<div id="chart-reference"' in html
+    # The benchmark's provenance names no units: every question is counted under "(no unit)".
+    assert "<td>(no unit)</td><td class=\"num\">4</td><td>75.0% [30.1%, 95.4%]</td>" in html
+    first = html
+    assert _evaluate(setup, "--report", str(report), "--reference", str(reference)) == 0  # resumed: same bytes
+    assert report.read_text(encoding="utf-8") == first
+
+
+def test_a_reference_without_two_evaluated_models_is_refused_before_any_call(
+        setup: dict[str, Any], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    reference = tmp_path / "reference.json"
+    reference.write_text(json.dumps({"judge-a": 0.4, "other": 0.1}))
+    assert _evaluate(setup, "--reference", str(reference)) == 2
+    assert capsys.readouterr().err.strip().splitlines() == [
+        f"scicustom: error: --reference: {reference} ranks 1 of the evaluated models; "
+        "rank correlations need at least 2"]
+    assert setup["a"].calls == [] and setup["b"].calls == []

@@ -7,6 +7,7 @@ from typing import Any
 from scicustom import __version__
 from scicustom.app.build.output_writer import canonical_json, canonical_jsonl
 from scicustom.app.build.request import JuryOptions
+from scicustom.app.report.build_report import REPORT_FILE, build_report_html
 from scicustom.core.build.pipeline import BuildParams, BuildResult
 from scicustom.core.requirement import Requirement
 
@@ -42,7 +43,7 @@ def render_files(requirement: Requirement, params: BuildParams, jury: JuryOption
                  result: BuildResult, writer_name: str | None) -> dict[str, str]:
     """File name -> text, in the order the files are listed to users."""
     config = build_config(requirement, params, jury, versions, result, writer_name)
-    return {
+    files = {
         "voting.json": canonical_json(result.voting),
         "candidates.jsonl": canonical_jsonl(result.candidates),
         "cutoff.json": canonical_json(result.cutoff),
@@ -51,3 +52,6 @@ def render_files(requirement: Requirement, params: BuildParams, jury: JuryOption
         "coverage.json": canonical_json(result.coverage),
         "config.json": canonical_json(config),
     }
+    # Rendered from the file texts, as `scicustom report DIR` renders it: the same bytes either way.
+    files[REPORT_FILE] = build_report_html(files)
+    return files

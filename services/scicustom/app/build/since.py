@@ -12,6 +12,7 @@ from typing import Any
 
 from scicustom.app.build.build_records import BuildRecords
 from scicustom.app.build.output_writer import canonical_json
+from scicustom.app.report.build_report import REPORT_FILE, build_report_html
 from scicustom.core.build.build_diff import BUILD_FILES, build_diff, parse_build_files
 from scicustom.core.errors import InvalidInput
 from scicustom.ports import ObjectStore
@@ -39,4 +40,6 @@ def with_diff(files: Mapping[str, str], previous: Mapping[str, Any] | None, prev
     if previous is not None:
         current = parse_build_files(files, "build")
         out["diff.json"] = canonical_json(build_diff(previous, current, previous_ref))
+        if REPORT_FILE in out:  # the report shows the diff too
+            out[REPORT_FILE] = build_report_html(out)
     return out

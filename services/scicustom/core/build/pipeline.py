@@ -303,7 +303,9 @@ class BuildPipeline:
                 "subset_w1_quality": _r(proxy_result.w1_quality) if proxy_result else None,
             })
         self._timed("proxy", start)
-        return Selection(chosen, proxy)
+        cut_set = [{"id": it.id, "candidate_rank": pos, "hardness": _r(scores[it.id][1]),
+                    "quality": _r(scores[it.id][0])} for pos, it in zip(cut.kept, items, strict=True)]
+        return Selection(chosen, proxy, cut_set)
 
     def stage_generate(self, requirement: Requirement, params: BuildParams, listed: CandidateList,
                        selection: Selection) -> Generated:
@@ -333,7 +335,9 @@ class BuildPipeline:
         warnings = [*cut.warnings, *generated.warnings]
         if status["status"] == "thin":
             warnings.insert(0, status["message"])
-        return BuildResult(voted.voting, candidate_records, cut.record, selection.proxy, generated.benchmark,
+        # cutoff.json also lists the cut set's hardness and quality: what the proxy subset was matched to.
+        cutoff = {**cut.record, "cut_set_scores": selection.cut_set} if selection.cut_set else cut.record
+        return BuildResult(voted.voting, candidate_records, cutoff, selection.proxy, generated.benchmark,
                            coverage, warnings, dict(self._timings),
                            {"voting": voted.judges, "relevance": cut.judges}, status, validity, quality)
 
