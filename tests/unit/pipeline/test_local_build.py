@@ -47,3 +47,23 @@ def test_an_existing_output_is_refused_before_the_world_is_assembled(tmp_path):
         local.run_local_build(REQUEST, tmp_path / "out", False, never, lambda stage, done, total: None)
     local.run_local_build(REQUEST, tmp_path / "out", True, _assemble, lambda stage, done, total: None)
     assert (tmp_path / "out/benchmark.jsonl").is_file()
+
+
+def test_force_replaces_a_previous_build_but_never_another_folder(tmp_path):
+    """`--force` pointed at a folder holding a thesis deleted it; now only builds are replaced."""
+    thesis = tmp_path / "thesis"
+    thesis.mkdir()
+    (thesis / "chapter1.tex").write_text("years of work")
+    (thesis / "config.json").write_text('{"latex": true}')
+
+    def never(*args):
+        raise AssertionError("assembled a world for a refused --out")
+
+    with pytest.raises(InvalidInput, match=r"^--out: .* is not a previous build"):
+        local.run_local_build(REQUEST, thesis, True, never, lambda stage, done, total: None)
+    assert (thesis / "chapter1.tex").read_text() == "years of work"
+    out = tmp_path / "out"
+    local.run_local_build(REQUEST, out, False, _assemble, lambda stage, done, total: None)
+    (out / "notes.txt").write_text("a previous build, with a file added by hand")
+    local.run_local_build(REQUEST, out, True, _assemble, lambda stage, done, total: None)  # a build: replaced
+    assert not (out / "notes.txt").exists() and (out / "benchmark.jsonl").is_file()

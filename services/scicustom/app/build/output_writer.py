@@ -29,11 +29,27 @@ def canonical_jsonl(rows: Iterable[Mapping[str, Any]]) -> str:
     return "".join(canonical_json_line(r) + "\n" for r in rows)
 
 
+def is_previous_build(out: Path) -> bool:
+    """A folder a build wrote: its config.json names the scicustom version that wrote it."""
+    try:
+        config = json.loads((out / "config.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(config, dict) and "scicustom_version" in config
+
+
 def check_output_dir(out: Path, force: bool) -> None:
-    if out.exists() and not force:
+    """`--force` replaces an empty folder or a previous build, nothing else: pointed at the wrong
+    folder (a thesis, a home directory) it must refuse, not delete."""
+    if not out.exists():
+        return
+    if not force:
         raise InvalidInput("--out", f"{out} already exists; pass --force to replace it")
-    if out.exists() and not out.is_dir():
+    if not out.is_dir():
         raise InvalidInput("--out", f"{out} exists and is not a directory")
+    if any(out.iterdir()) and not is_previous_build(out):
+        raise InvalidInput("--out", f"{out} is not a previous build (no config.json written by scicustom); "
+                                    "--force replaces only builds: choose another folder or empty it")
 
 
 def write_atomically(out: Path, files: Mapping[str, str | bytes]) -> None:
