@@ -117,6 +117,7 @@ app.kubernetes.io/component: {{ .name }}
   "HF_HUB_OFFLINE" "1"
   "TRANSFORMERS_OFFLINE" "1"
 -}}
+{{- $_ := set $env "SCICUSTOM_METRICS_PORT" (ternary (toString .Values.metrics.port) "0" .Values.metrics.enabled) -}}
 {{- if $infra.elasticsearch.username -}}
 {{- $_ := set $env "SCICUSTOM_ELASTICSEARCH_USERNAME" $infra.elasticsearch.username -}}
 {{- end -}}

@@ -146,6 +146,18 @@ class KafkaBusConsumer:
             for batch in records.values() for r in batch
         ]
 
+    def lag(self) -> dict[tuple[str, int], int]:
+        """Records between this member's position and the high watermark of each owned partition,
+        from what the last fetch reported: no broker round trip. A partition not fetched from yet
+        has no known end and is left out."""
+        lags: dict[tuple[str, int], int] = {}
+        for tp in self._client.assignment():
+            high = self._client.highwater(tp)
+            position = None if high is None else self._client.position(tp, timeout_ms=0)
+            if position is not None:
+                lags[(tp.topic, tp.partition)] = max(int(high) - int(position), 0)
+        return lags
+
     def commit(self) -> None:
         if self._closed:
             raise RuntimeError("commit on a closed consumer")

@@ -1,5 +1,6 @@
 """The LLM port backed by litellm: any provider or OpenAI-compatible server, with a persistent
-response cache, retries with exponential backoff, a per-provider rate limit and cost accounting."""
+response cache, retries with exponential backoff, a per-provider rate limit and cost accounting
+(per adapter in `usage`, per process in the Prometheus scicustom_llm_* metrics)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from scicustom.adapters.rate_limiter import RateLimiter
 from scicustom.core.errors import LLMCallFailed
 from scicustom.core.llm_usage import LLMUsage
 from scicustom.ports import Completion
+from scicustom.telemetry.metrics import PlatformMetrics, process_metrics
 
 # litellm must never fetch its price map from the internet.
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
@@ -36,8 +38,10 @@ class LiteLLMAdapter:
         api_key: str | None = None,
         backoff_s: float = 1.0,
         sleep: Callable[[float], None] = time.sleep,
+        metrics: PlatformMetrics | None = None,
     ) -> None:
         self._cache = cache
+        self._metrics = metrics or process_metrics()
         self._limiter = RateLimiter(requests_per_minute)
         self._timeout_s = timeout_s
         self._api_base = api_base
@@ -51,13 +55,27 @@ class LiteLLMAdapter:
     def complete(self, model: str, messages: Sequence[Mapping[str, str]], **params: Any) -> Completion:
         key = cache_key(model, messages, params)
         hit = self._cache.get(key)
+        m = self._metrics
+        m.llm_cache.labels("miss" if hit is None else "hit").inc()
         if hit is not None:
             cached = Completion(**{**hit, "cached": True})
             self.usage.record(cached)
+            m.llm_calls.labels(model, "cached").inc()
             return cached
-        completion = self._call_with_retries(model, messages, params)
+        started = time.perf_counter()
+        try:
+            completion = self._call_with_retries(model, messages, params)
+        except LLMCallFailed:
+            m.llm_calls.labels(model, "error").inc()
+            raise
+        finally:
+            m.observe(m.llm_latency, time.perf_counter() - started, model)
         self._cache.put(key, {k: v for k, v in completion.__dict__.items() if k != "cached"})
         self.usage.record(completion)
+        m.llm_calls.labels(model, "ok").inc()
+        m.llm_tokens.labels(model, "prompt").inc(completion.prompt_tokens)
+        m.llm_tokens.labels(model, "completion").inc(completion.completion_tokens)
+        m.llm_cost.labels(model).inc(completion.cost_usd)
         return completion
 
     def _call_with_retries(self, model: str, messages: Sequence[Mapping[str, str]],

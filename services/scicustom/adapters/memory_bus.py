@@ -168,6 +168,11 @@ class InMemoryConsumer:
                 break
         return batch
 
+    def lag(self) -> dict[tuple[str, int], int]:
+        """Records between this member's position and the end of each partition it owns."""
+        with self._bus._cond:
+            return {tp: len(self._bus._topics[tp[0]][tp[1]]) - position for tp, position in self._positions.items()}
+
     def commit(self) -> None:
         self._bus.flush()
         with self._bus._cond:

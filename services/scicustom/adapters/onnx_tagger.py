@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -14,6 +15,7 @@ from scicustom.core.errors import InvalidInput
 from scicustom.core.tagger_training.artifact import TaggerArtifact
 from scicustom.core.tagger_training.decoding import decode
 from scicustom.ports import UnitScore
+from scicustom.telemetry.metrics import PlatformMetrics, process_metrics
 
 
 def validate_texts(texts: Sequence[str], field: str = "texts") -> None:
@@ -27,7 +29,9 @@ def validate_texts(texts: Sequence[str], field: str = "texts") -> None:
 class OnnxTagger:
     """Length-sorted batches (little padding); `threads` caps onnxruntime's intra-op pool."""
 
-    def __init__(self, artifact_dir: Path, threads: int | None = None, batch_size: int = 256) -> None:
+    def __init__(self, artifact_dir: Path, threads: int | None = None, batch_size: int = 256,
+                 metrics: PlatformMetrics | None = None) -> None:
+        self._metrics = metrics or process_metrics()
         self.artifact: TaggerArtifact = load_artifact(artifact_dir)
         self.version = self.artifact.version
         self._tokenizer = WordPieceTokenizer(self.artifact.tokenizer_path, self.artifact.max_tokens)
@@ -45,8 +49,12 @@ class OnnxTagger:
         order = np.argsort([len(r) for r in rows], kind="stable")
         for start in range(0, len(order), self._batch_size):
             chosen = order[start : start + self._batch_size]
+            started = time.perf_counter()
             ids, mask = pad_ids([rows[i] for i in chosen])
             out[chosen] = self._session.run(None, {"input_ids": ids, "attention_mask": mask})[0]
+            m = self._metrics
+            m.observe(m.tagger_batch, time.perf_counter() - started, "onnx")
+            m.tagger_texts.labels("onnx").inc(len(chosen))
         return out
 
     def tag(self, texts: Sequence[str]) -> list[list[UnitScore]]:

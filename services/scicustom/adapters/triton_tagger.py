@@ -18,6 +18,7 @@ from tritonclient.utils import InferenceServerException
 from scicustom.adapters.onnx_tagger import validate_texts
 from scicustom.core.errors import InvalidInput, RemoteTaggerError
 from scicustom.ports import UnitScore
+from scicustom.telemetry.metrics import PlatformMetrics, process_metrics
 
 Protocol = Literal["grpc", "http"]
 OUTPUTS = ("unit_ids", "scores", "num_units")
@@ -27,7 +28,9 @@ _BAD_INPUT = ("INVALID_ARGUMENT", "400")
 
 class TritonTagger:
     def __init__(self, url: str, protocol: Protocol = "grpc", model_name: str = "tagger", batch_size: int = 64,
-                 timeout_s: float = 10.0, retries: int = 3, backoff_s: float = 0.2) -> None:
+                 timeout_s: float = 10.0, retries: int = 3, backoff_s: float = 0.2,
+                 metrics: PlatformMetrics | None = None) -> None:
+        self._metrics = metrics or process_metrics()
         self.url = url
         self.protocol = protocol
         self.model_name = model_name
@@ -87,6 +90,8 @@ class TritonTagger:
         return self._client.infer(self.model_name, inputs, outputs=outputs)
 
     def _infer(self, texts: list[str]) -> list[list[UnitScore]]:
+        """One batch; its time (retries included) goes to scicustom_tagger_batch_seconds{backend="oip_<protocol>"}."""
+        started = time.perf_counter()
         delay = self.backoff_s
         for attempt in range(self.retries + 1):
             try:
@@ -109,6 +114,9 @@ class TritonTagger:
         ids = result.as_numpy("unit_ids")
         scores = result.as_numpy("scores")
         counts = result.as_numpy("num_units")
+        m, backend = self._metrics, f"oip_{self.protocol}"
+        m.observe(m.tagger_batch, time.perf_counter() - started, backend)
+        m.tagger_texts.labels(backend).inc(len(texts))
         return [[UnitScore(_text(ids[r, c]), round(float(scores[r, c]), 6)) for c in range(int(counts[r]))]
                 for r in range(len(texts))]
 

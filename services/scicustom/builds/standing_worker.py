@@ -12,6 +12,7 @@ from scicustom.app.build.standing import StandingBuilds
 from scicustom.app.ingest.item_batches import BatchKeys, is_batch_id, parse_tagged
 from scicustom.bootstrap import Context
 from scicustom.events.v1 import events_pb2 as ev
+from scicustom.telemetry.metrics import process_metrics
 from scicustom.workers.envelopes import PoisonEvent, envelope, get_artifact, ref_of
 from scicustom.workers.stage_consumer import Outgoing
 from scicustom.workers.topics import BUILD_REQUESTED, BUILD_UPDATED, Topics
@@ -40,6 +41,8 @@ class StandingCountHandler:
             out.append(Outgoing(self.topics.of(BUILD_REQUESTED), build.build_id,
                                 envelope(BUILD_REQUESTED, build_id=build.build_id,
                                          build_requested=ev.BuildRequested(spec=spec))))
+        if created:
+            process_metrics().builds.labels("queued").inc(len(created))
         return out
 
     def on_dead_letter(self, event: ev.Envelope, error: str) -> list[Outgoing]:

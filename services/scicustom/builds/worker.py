@@ -1,12 +1,15 @@
 """The build stages as Kafka worker handlers: decode the event, run the stage (app/build/stages.py),
-announce what it did. The consumer loop (workers/stage_consumer.py) publishes, then commits."""
+announce what it did. The consumer loop (workers/stage_consumer.py) publishes, then commits.
+What is announced also counts in scicustom_builds_total{state}: running when the first stage is
+done, then succeeded, failed or cancelled (a redelivered record may count twice: at least once)."""
 
 from __future__ import annotations
 
-from scicustom.app.build.build_records import StoredObject
+from scicustom.app.build.build_records import BUILD_STAGES, StoredObject
 from scicustom.app.build.stages import BuildCompleted, BuildFailed, BuildStage, StageCompleted, StageOutcome, Worlds
 from scicustom.bootstrap import Context
 from scicustom.events.v1 import events_pb2 as ev
+from scicustom.telemetry.metrics import process_metrics
 from scicustom.workers.envelopes import PoisonEvent, envelope, get_artifact
 from scicustom.workers.stage_consumer import Outgoing
 from scicustom.workers.topics import BUILD_FAILED, Topics, published_type
@@ -40,6 +43,7 @@ class BuildStageHandler:
     def _announce(self, build_id: str, outcome: StageOutcome) -> list[Outgoing]:
         if outcome is None:
             return []
+        _count_state(outcome)
         if isinstance(outcome, BuildFailed):
             body = ev.BuildFailed(stage=outcome.stage, code=outcome.code, field=outcome.field, reason=outcome.reason)
             return [Outgoing(self.topics.of(BUILD_FAILED), build_id,
@@ -51,6 +55,18 @@ class BuildStageHandler:
         assert isinstance(outcome, StageCompleted)
         completed = ev.StageCompleted(stage=outcome.stage, artifact=_ref(outcome.record), seconds=outcome.seconds)
         return [Outgoing(self.topics.of(kind), build_id, envelope(kind, build_id=build_id, stage_completed=completed))]
+
+
+def _count_state(outcome: StageOutcome) -> None:
+    if isinstance(outcome, BuildFailed):
+        state = "cancelled" if outcome.code == "CANCELLED" else "failed"
+    elif isinstance(outcome, BuildCompleted):
+        state = "succeeded"
+    elif isinstance(outcome, StageCompleted) and outcome.stage == BUILD_STAGES[0]:
+        state = "running"
+    else:
+        return
+    process_metrics().builds.labels(state).inc()
 
 
 def _ref(stored: StoredObject) -> ev.ArtifactRef:

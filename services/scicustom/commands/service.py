@@ -2,6 +2,7 @@
 
 Host, port, message-size limit and shutdown grace come from SCICUSTOM_GRPC_* (flags override the
 first two). Runs until SIGTERM/SIGINT, then drains gracefully (see grpc_server/server.py).
+Prometheus metrics are served on SCICUSTOM_METRICS_PORT (telemetry/metrics_endpoint.py).
 """
 
 from __future__ import annotations
@@ -48,13 +49,15 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def server_interceptors() -> list[grpc.ServerInterceptor]:
-    """Outermost first: the tracing span encloses the request log (which prints its trace id),
-    and the log wraps the status mapping, so it logs the mapped code."""
+    """Outermost first: the tracing span encloses the metrics (whose latency exemplar is its trace
+    id) and the request log (which prints it), and both wrap the status mapping, so they count and
+    log the mapped code."""
     from scicustom.grpc_server.request_log import RequestLogInterceptor
+    from scicustom.grpc_server.rpc_metrics import RpcMetricsInterceptor
     from scicustom.grpc_server.status_mapping import StatusMappingInterceptor
     from scicustom.telemetry.grpc_tracing import server_interceptor
 
-    return [server_interceptor(), RequestLogInterceptor(), StatusMappingInterceptor()]
+    return [server_interceptor(), RpcMetricsInterceptor(), RequestLogInterceptor(), StatusMappingInterceptor()]
 
 
 def run_service(args: argparse.Namespace, ctx: Context) -> int:
@@ -64,6 +67,7 @@ def run_service(args: argparse.Namespace, ctx: Context) -> int:
     if args.port is not None and not 0 <= args.port < 65536:
         raise InvalidInput("--port", f"{args.port} is not a port")
     from scicustom.grpc_server.server import serve
+    from scicustom.telemetry.metrics_endpoint import serve_metrics
     from scicustom.telemetry.tracing_setup import configure_tracing, shutdown_tracing
 
     configure_tracing(f"scicustom-{args.name}")
@@ -75,8 +79,14 @@ def run_service(args: argparse.Namespace, ctx: Context) -> int:
     binding = importlib.import_module(module_name).binding(ctx)
     # The request log and the server's own lines are the service's output: show them at INFO.
     logging.getLogger("scicustom.grpc_server").setLevel(logging.INFO)
-    serve([binding], args.host or settings.grpc_host, settings.grpc_port if args.port is None else args.port,
-          grace_s=settings.grpc_shutdown_grace_s, max_message_bytes=settings.grpc_max_message_bytes,
-          interceptors=server_interceptors())
+    logging.getLogger("scicustom.telemetry.metrics_endpoint").setLevel(logging.INFO)
+    metrics = serve_metrics(settings)
+    try:
+        serve([binding], args.host or settings.grpc_host, settings.grpc_port if args.port is None else args.port,
+              grace_s=settings.grpc_shutdown_grace_s, max_message_bytes=settings.grpc_max_message_bytes,
+              interceptors=server_interceptors())
+    finally:
+        if metrics is not None:
+            metrics.stop()
     shutdown_tracing()
     return 0

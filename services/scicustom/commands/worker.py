@@ -3,6 +3,8 @@
 SIGTERM drains: each stage finishes and commits its in-flight record, then leaves its group.
 The process serves gRPC health (NOT_SERVING once draining or when a breaker trips) so pods can
 probe it like the services. Exit code 3 means a breaker tripped, 4 that a stage's consumer failed.
+Prometheus metrics (per-stage outcomes, times, retries, consumer lag) are served on
+SCICUSTOM_METRICS_PORT (telemetry/metrics_endpoint.py).
 """
 
 from __future__ import annotations
@@ -73,6 +75,7 @@ def run_workers(args: argparse.Namespace, ctx: Context) -> int:
     from grpc_health.v1 import health_pb2
 
     from scicustom.grpc_server.server import dump_stacks_on_sigusr1, start_server
+    from scicustom.telemetry.metrics_endpoint import serve_metrics
     from scicustom.telemetry.tracing_setup import configure_tracing, shutdown_tracing
     from scicustom.workers.stage_consumer import EXIT_DRAINED, StageWorker, WorkerOptions
     from scicustom.workers.topics import Topics
@@ -82,6 +85,7 @@ def run_workers(args: argparse.Namespace, ctx: Context) -> int:
     port = settings.grpc_port if args.health_port is None else args.health_port
     server, health, bound = start_server([], settings.grpc_host, port,
                                          max_message_bytes=settings.grpc_max_message_bytes)
+    metrics = serve_metrics(settings)
     names = [f"scicustom.worker.{s}" for s in args.stages]
     options = WorkerOptions(settings.worker_max_attempts, settings.worker_backoff_s, settings.worker_breaker_threshold)
     workers = [StageWorker(ctx.event_bus, Topics(settings.topic_prefix), h, options)
@@ -110,7 +114,8 @@ def run_workers(args: argparse.Namespace, ctx: Context) -> int:
                for w, n in zip(workers, names, strict=True)]
     for name in ["", *names]:
         health.set(name, health_pb2.HealthCheckResponse.SERVING)
-    print(f"workers {', '.join(args.stages)} running; health on port {bound}", flush=True)
+    serving = f"health on port {bound}" + ("" if metrics is None else f", metrics on port {metrics.port}")
+    print(f"workers {', '.join(args.stages)} running; {serving}", flush=True)
     for thread in threads:
         thread.start()
     while any(t.is_alive() for t in threads):
@@ -118,5 +123,7 @@ def run_workers(args: argparse.Namespace, ctx: Context) -> int:
             thread.join(timeout=0.5)
     ctx.event_bus.close()
     server.stop(grace=1.0)
+    if metrics is not None:
+        metrics.stop()
     shutdown_tracing()
     return max(codes.values(), default=EXIT_DRAINED)

@@ -6,6 +6,7 @@ A failing record is retried with exponential backoff; after the last attempt it 
 stage's dead-letter topic with the error (and the handler may publish a failure event, e.g.
 build.failed), and the loop moves on. A breaker stops the worker when every one of the last N
 records was dead-lettered: something is wrong with the worker, not with the records.
+Each record's outcome and time, the retries and the group's lag go to Prometheus (stage_metrics.py).
 """
 
 from __future__ import annotations
@@ -17,10 +18,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
+from opentelemetry.trace import Span
+
 from scicustom.events.v1 import events_pb2 as ev
 from scicustom.ports import BusMessage, EventBus
 from scicustom.telemetry.kafka_context import consumer_span
+from scicustom.telemetry.metrics import PlatformMetrics
 from scicustom.workers.envelopes import PoisonEvent, decode, publish
+from scicustom.workers.stage_metrics import DEAD_LETTER, OK, StageMetrics
 from scicustom.workers.topics import Topics
 
 log = logging.getLogger(__name__)
@@ -66,7 +71,8 @@ class WorkerStats:
 
 class StageWorker:
     def __init__(self, bus: EventBus, topics: Topics, handler: StageHandler, options: WorkerOptions, *,
-                 on_poll: Callable[[], None] = lambda: None, sleep: Callable[[float], None] = time.sleep) -> None:
+                 on_poll: Callable[[], None] = lambda: None, sleep: Callable[[float], None] = time.sleep,
+                 metrics: PlatformMetrics | None = None, clock: Callable[[], float] = time.perf_counter) -> None:
         self.bus = bus
         self.topics = topics
         self.handler = handler
@@ -74,6 +80,8 @@ class StageWorker:
         self.stats = WorkerStats()
         self._on_poll = on_poll
         self._sleep = sleep
+        self._clock = clock
+        self.metrics = StageMetrics(handler.stage, topics.group(handler.stage), metrics)
 
     @property
     def stage(self) -> str:
@@ -87,7 +95,9 @@ class StageWorker:
         try:
             while not stop.is_set():
                 self._on_poll()
-                for record in consumer.poll(max_records=1, timeout_s=self.options.poll_timeout_s):
+                records = consumer.poll(max_records=1, timeout_s=self.options.poll_timeout_s)
+                self.metrics.sample_lag(consumer)
+                for record in records:
                     self.process(record)
                     consumer.commit()
                     if self.tripped:
@@ -97,6 +107,7 @@ class StageWorker:
             return EXIT_DRAINED
         finally:
             consumer.close()
+            self.metrics.forget_lag()
 
     @property
     def tripped(self) -> bool:
@@ -104,35 +115,43 @@ class StageWorker:
 
     def process(self, record: BusMessage) -> None:
         """Handle one record completely: its successors or its dead letter are sent on return."""
+        started = self._clock()
         with consumer_span(self.stage, record, group=self.topics.group(self.stage)) as span:
+            outcome = self._handle(record, span)
+            self.metrics.finished(outcome, self._clock() - started)
+
+    def _handle(self, record: BusMessage, span: Span) -> str:
+        """OK once the successors are sent, DEAD_LETTER once the dead letter is."""
+        try:
+            event = decode(record)
+        except PoisonEvent as exc:
+            self._dead_letter(record, str(exc), 1, None)
+            return DEAD_LETTER
+        span.set_attribute("scicustom.event_id", event.event_id)
+        if event.build_id:
+            span.set_attribute("scicustom.build_id", event.build_id)
+        error = ""
+        for attempt in range(1, self.options.max_attempts + 1):
             try:
-                event = decode(record)
+                outgoing = self.handler.handle(event)
             except PoisonEvent as exc:
-                self._dead_letter(record, str(exc), 1, None)
-                return
-            span.set_attribute("scicustom.event_id", event.event_id)
-            if event.build_id:
-                span.set_attribute("scicustom.build_id", event.build_id)
-            error = ""
-            for attempt in range(1, self.options.max_attempts + 1):
-                try:
-                    outgoing = self.handler.handle(event)
-                except PoisonEvent as exc:
-                    self._dead_letter(record, str(exc), attempt, event)
-                    return
-                except Exception as exc:  # any failure is retried, then dead-lettered
-                    error = f"{type(exc).__name__}: {exc}".splitlines()[0]
-                    log.warning("worker %s: attempt %d/%d on %s failed: %s", self.stage, attempt,
-                                self.options.max_attempts, event.event_id, error, exc_info=True)
-                    if attempt < self.options.max_attempts:
-                        self.stats.retries += 1
-                        self._sleep(self.options.backoff_s * 2 ** (attempt - 1))
-                    continue
-                self._send(outgoing)
-                self.stats.handled += 1
-                self.stats.consecutive_dead = 0
-                return
-            self._dead_letter(record, error, self.options.max_attempts, event)
+                self._dead_letter(record, str(exc), attempt, event)
+                return DEAD_LETTER
+            except Exception as exc:  # any failure is retried, then dead-lettered
+                error = f"{type(exc).__name__}: {exc}".splitlines()[0]
+                log.warning("worker %s: attempt %d/%d on %s failed: %s", self.stage, attempt,
+                            self.options.max_attempts, event.event_id, error, exc_info=True)
+                if attempt < self.options.max_attempts:
+                    self.stats.retries += 1
+                    self.metrics.retried()
+                    self._sleep(self.options.backoff_s * 2 ** (attempt - 1))
+                continue
+            self._send(outgoing)
+            self.stats.handled += 1
+            self.stats.consecutive_dead = 0
+            return OK
+        self._dead_letter(record, error, self.options.max_attempts, event)
+        return DEAD_LETTER
 
     def _send(self, outgoing: list[Outgoing]) -> None:
         for out in outgoing:

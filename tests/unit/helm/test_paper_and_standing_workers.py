@@ -70,7 +70,7 @@ def test_papers_service_and_new_workers_are_deployed_and_scaled(
     assert papers["command"] == ["scicustom", "--profile", "cluster", "service", "papers", "--host", "0.0.0.0"]
     assert papers["readinessProbe"]["grpc"] == {"port": PORT, "service": "scicustom.papers.v1.PaperService"}
     assert papers["resources"]["limits"] == {"cpu": "1", "memory": "2Gi"}
-    (port,) = by_kind(docs, "Service")["scicustom-papers"]["spec"]["ports"]
+    port, _metrics = by_kind(docs, "Service")["scicustom-papers"]["spec"]["ports"]
     assert (port["port"], port["appProtocol"]) == (PORT, "kubernetes.io/h2c")
     hpa = by_kind(docs, "HorizontalPodAutoscaler")["scicustom-papers"]["spec"]
     assert hpa["scaleTargetRef"]["name"] == "scicustom-papers"
@@ -81,7 +81,8 @@ def test_papers_service_and_new_workers_are_deployed_and_scaled(
         full = f"scicustom-{entry}"
         container = _container(deployments[full])
         assert container["command"] == ["scicustom", "--profile", "cluster", "worker", stage]
-        assert container["ports"] == [{"name": "health", "containerPort": PORT, "protocol": "TCP"}]
+        assert container["ports"] == [{"name": "health", "containerPort": PORT, "protocol": "TCP"},
+                                      {"name": "metrics", "containerPort": 9464, "protocol": "TCP"}]
         assert container["readinessProbe"]["grpc"] == {"port": PORT, "service": f"scicustom.worker.{stage}"}
         spec = scaled[full]["spec"]
         assert spec["scaleTargetRef"] == {"name": full}
@@ -91,7 +92,8 @@ def test_papers_service_and_new_workers_are_deployed_and_scaled(
         assert trigger["metadata"]["topic"] == topic
         assert trigger["metadata"]["lagThreshold"] == str(lag)
         assert full in pdbs
-        assert "ingress" not in policies[full]["spec"]  # nothing connects to a worker
+        # Nothing connects to a worker but the metrics scraper, to the metrics port.
+        assert [r["ports"] for r in policies[full]["spec"]["ingress"]] == [[{"protocol": "TCP", "port": 9464}]]
 
 
 def test_new_worker_resources_and_grace(default_docs: list[dict[str, Any]]) -> None:

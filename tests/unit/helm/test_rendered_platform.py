@@ -45,6 +45,11 @@ STAGES = {
 # stage -> its values entry: worker-<stage>, shortened where that exceeds the schema's 22 characters.
 WORKERS = {stage: f"worker-{stage}" for stage in STAGES} | {"extract-hypotheses": "worker-extract-hyps"}
 PORT = 50051
+METRICS_PORT = 9464
+METRICS_CONTAINER_PORT = {"name": "metrics", "containerPort": METRICS_PORT, "protocol": "TCP"}
+METRICS_SERVICE_PORT = {"name": "metrics", "port": METRICS_PORT, "targetPort": "metrics", "protocol": "TCP"}
+METRICS_SCRAPE = {"from": [{"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "monitoring"}}}],
+                  "ports": [{"protocol": "TCP", "port": METRICS_PORT}]}
 
 
 def _container(deployment: dict[str, Any]) -> dict[str, Any]:
@@ -58,7 +63,7 @@ def test_kinds_and_counts_of_the_gpu_install(gpu_docs: list[dict[str, Any]]) -> 
     for doc in gpu_docs:
         counts[doc["kind"]] = counts.get(doc["kind"], 0) + 1
     assert counts == {
-        "ServiceAccount": 3, "ConfigMap": 1, "Service": 10, "Deployment": 24, "HorizontalPodAutoscaler": 10,
+        "ServiceAccount": 3, "ConfigMap": 1, "Service": 24, "Deployment": 24, "HorizontalPodAutoscaler": 10,
         "InferenceService": 1, "NetworkPolicy": 26, "PodDisruptionBudget": 24, "ScaledObject": 14,
         "TriggerAuthentication": 1, "Job": 1,
     }
@@ -71,16 +76,21 @@ def test_every_grpc_service_has_a_deployment_an_h2c_service_and_an_hpa(gpu_docs:
         full = f"scicustom-{name}"
         assert _container(deployments[full])["command"] == [
             "scicustom", "--profile", "cluster", "service", name, "--host", "0.0.0.0"]
-        (port,) = services[full]["spec"]["ports"]
+        port, metrics = services[full]["spec"]["ports"]
         assert port == {"name": "grpc", "port": PORT, "targetPort": "grpc", "protocol": "TCP",
                         "appProtocol": "kubernetes.io/h2c"}
+        assert metrics == METRICS_SERVICE_PORT
         assert hpas[full]["spec"]["scaleTargetRef"] == {"apiVersion": "apps/v1", "kind": "Deployment", "name": full}
         # an autoscaled Deployment leaves its replica count to the HPA
         assert "replicas" not in deployments[full]["spec"]
-    assert sorted(services) == sorted(f"scicustom-{n}" for n in GRPC_SERVICES)
+    # Workers have a headless Service of their own, for their metrics port only.
+    assert sorted(services) == sorted(f"scicustom-{n}" for n in [*GRPC_SERVICES, *WORKERS.values()])
+    for worker in WORKERS.values():
+        spec = services[f"scicustom-{worker}"]["spec"]
+        assert (spec["clusterIP"], spec["ports"]) == ("None", [METRICS_SERVICE_PORT])
 
 
-def test_every_worker_stage_has_a_deployment_with_only_the_health_port_and_a_scaled_object(
+def test_every_worker_stage_has_a_deployment_with_the_health_and_metrics_ports_and_a_scaled_object(
         gpu_docs: list[dict[str, Any]]) -> None:
     deployments, scaled = by_kind(gpu_docs, "Deployment"), by_kind(gpu_docs, "ScaledObject")
     assert sorted(scaled) == sorted(f"scicustom-{w}" for w in WORKERS.values())
@@ -88,7 +98,8 @@ def test_every_worker_stage_has_a_deployment_with_only_the_health_port_and_a_sca
         full = f"scicustom-{WORKERS[stage]}"
         container = _container(deployments[full])
         assert container["command"] == ["scicustom", "--profile", "cluster", "worker", stage]
-        assert container["ports"] == [{"name": "health", "containerPort": PORT, "protocol": "TCP"}]
+        assert container["ports"] == [{"name": "health", "containerPort": PORT, "protocol": "TCP"},
+                                      METRICS_CONTAINER_PORT]
         spec = scaled[full]["spec"]
         assert spec["scaleTargetRef"] == {"name": full}
         (trigger,) = spec["triggers"]
@@ -213,15 +224,17 @@ def test_network_policies_allow_only_the_needed_traffic(gpu_docs: list[dict[str,
     policies = by_kind(gpu_docs, "NetworkPolicy")
     jury = policies["scicustom-jury"]["spec"]
     assert jury["policyTypes"] == ["Ingress", "Egress"]
-    (ingress,) = jury["ingress"]
+    ingress, scrape = jury["ingress"]
     assert ingress["ports"] == [{"protocol": "TCP", "port": PORT}]
+    assert scrape == METRICS_SCRAPE
     assert ingress["from"] == [{"podSelector": {}}, {"namespaceSelector": {
         "matchLabels": {"kubernetes.io/metadata.name": "scicustom-clients"}}}]
     ports = {p["port"] for rule in jury["egress"] for p in rule["ports"]}
     assert ports == {53, 9000, 4000, 4317}  # DNS, S3, the LLM gateway, OTLP; no Kafka, no Elasticsearch
 
     worker = policies["scicustom-worker-tag"]["spec"]
-    assert "ingress" not in worker and "Ingress" in worker["policyTypes"]  # nothing may connect to a worker
+    # Nothing may connect to a worker but the Prometheus of the monitoring namespace, to its metrics port.
+    assert worker["ingress"] == [METRICS_SCRAPE] and "Ingress" in worker["policyTypes"]
     egress_ports = {p["port"] for rule in worker["egress"] for p in rule["ports"]}
     assert egress_ports == {53, 9093, 9000, 8080, 8081, 4317}  # DNS, Kafka, S3 and Triton, the model, OTLP
     model_rule = next(r for r in worker["egress"] if {"port": 8081, "protocol": "TCP"} in r["ports"])
