@@ -100,7 +100,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         # The one read of the settings; every command gets its adapters from this context.
         ctx = Context.from_environment()
         # One line per record, with the trace id when a span is active (JSON in pods).
-        configure_logging(ctx.settings.log_format, args.verbose)
+        configure_logging(ctx.settings.log_format, args.verbose, ctx.settings.secret_values())
         return int(args.handler(args, ctx) or 0)
     except UsageError as exc:
         print(f"scicustom: error: {exc}", file=sys.stderr)

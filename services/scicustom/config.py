@@ -86,6 +86,10 @@ class Settings(BaseSettings):
     metrics_port: int | None = Field(default=None, ge=0, le=65535, description="0: no metrics endpoint")
     metrics_host: str | None = Field(default=None, description="interface of the metrics endpoint (default grpc_host)")
 
+    def secret_values(self) -> list[str]:
+        """Every secret this process holds, for the log and dead-letter redaction."""
+        return [value.get_secret_value() for value in self.__dict__.values() if isinstance(value, SecretStr)]
+
     def kafka_security(self) -> dict[str, str]:
         """kafka-python client options for TLS and SASL (empty for PLAINTEXT)."""
         options = {"security_protocol": self.kafka_security_protocol}

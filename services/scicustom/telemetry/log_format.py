@@ -7,10 +7,13 @@ from __future__ import annotations
 import json
 import logging
 import sys
+from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import Any, Literal
 
 from opentelemetry import trace
+
+from scicustom.telemetry.redaction import RedactingFormatter, register_secrets
 
 # Attributes every LogRecord has; anything else on a record came from `extra=`.
 _RECORD_ATTRIBUTES = frozenset(logging.LogRecord("", 0, "", 0, "", (), None).__dict__) | {"message", "asctime"}
@@ -68,9 +71,11 @@ class _ConfiguredHandler(logging.StreamHandler):  # type: ignore[type-arg]
     """The handler `configure_logging` installs (and replaces on a second call)."""
 
 
-def configure_logging(fmt: Literal["text", "json"], verbose: bool) -> None:
-    """One stderr handler on the root logger in `fmt`, level INFO when verbose else WARNING.
-    Handlers installed by others (e.g. pytest's) are left alone."""
+def configure_logging(fmt: Literal["text", "json"], verbose: bool, secrets: Iterable[str | None] = ()) -> None:
+    """One stderr handler on the root logger in `fmt`, level INFO when verbose else WARNING, that
+    masks `secrets` and secret-shaped text in every line. Handlers installed by others (e.g.
+    pytest's) are left alone."""
+    register_secrets(secrets)
     formatters: dict[str, logging.Formatter] = {"text": TextLogFormatter(), "json": JsonLogFormatter()}
     if fmt not in formatters:
         raise ValueError(f"log format must be text or json, not {fmt!r}")
@@ -78,6 +83,6 @@ def configure_logging(fmt: Literal["text", "json"], verbose: bool) -> None:
     for handler in [h for h in root.handlers if isinstance(h, _ConfiguredHandler)]:
         root.removeHandler(handler)
     handler = _ConfiguredHandler(sys.stderr)
-    handler.setFormatter(formatters[fmt])
+    handler.setFormatter(RedactingFormatter(formatters[fmt]))
     root.addHandler(handler)
     root.setLevel(logging.INFO if verbose else logging.WARNING)

@@ -24,6 +24,7 @@ from scicustom.events.v1 import events_pb2 as ev
 from scicustom.ports import BusMessage, EventBus
 from scicustom.telemetry.kafka_context import consumer_span
 from scicustom.telemetry.metrics import PlatformMetrics
+from scicustom.telemetry.redaction import redact
 from scicustom.workers.envelopes import PoisonEvent, decode, publish
 from scicustom.workers.stage_metrics import DEAD_LETTER, OK, StageMetrics
 from scicustom.workers.topics import Topics
@@ -125,7 +126,7 @@ class StageWorker:
         try:
             event = decode(record)
         except PoisonEvent as exc:
-            self._dead_letter(record, str(exc), 1, None)
+            self._dead_letter(record, redact(str(exc)), 1, None)
             return DEAD_LETTER
         span.set_attribute("scicustom.event_id", event.event_id)
         if event.build_id:
@@ -135,10 +136,10 @@ class StageWorker:
             try:
                 outgoing = self.handler.handle(event)
             except PoisonEvent as exc:
-                self._dead_letter(record, str(exc), attempt, event)
+                self._dead_letter(record, redact(str(exc)), attempt, event)
                 return DEAD_LETTER
             except Exception as exc:  # any failure is retried, then dead-lettered
-                error = f"{type(exc).__name__}: {exc}".splitlines()[0]
+                error = redact(f"{type(exc).__name__}: {exc}".splitlines()[0])
                 log.warning("worker %s: attempt %d/%d on %s failed: %s", self.stage, attempt,
                             self.options.max_attempts, event.event_id, error, exc_info=True)
                 if attempt < self.options.max_attempts:

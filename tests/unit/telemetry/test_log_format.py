@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from scicustom.telemetry.log_format import JsonLogFormatter, TextLogFormatter, configure_logging, trace_ids
+from scicustom.telemetry.redaction import RedactingFormatter
 
 
 def _record(message: str = "built %s", args: tuple = ("b1",), **extra) -> logging.LogRecord:
@@ -73,7 +74,8 @@ def test_configure_logging_installs_one_handler_in_the_chosen_format(root_logger
     configure_logging("text", verbose=False)
     configure_logging("json", verbose=True)
     ours = [h for h in root_logger.handlers if type(h).__name__ == "_ConfiguredHandler"]
-    assert len(ours) == 1 and isinstance(ours[0].formatter, JsonLogFormatter)
+    assert len(ours) == 1 and isinstance(ours[0].formatter, RedactingFormatter)
+    assert isinstance(ours[0].formatter.inner, JsonLogFormatter)
     assert root_logger.level == logging.INFO
     with tracing.provider.get_tracer("test").start_as_current_span("GetBuild"):
         logging.getLogger("scicustom.test").info("served %d", 3, extra={"build_id": "b9"})

@@ -129,3 +129,32 @@ def test_a_failing_consumer_ends_its_stage_with_an_exit_code_not_a_dead_thread()
     stop = threading.Event()
     stop.set()
     assert consume_stage(StageWorker(healthy, TOPICS, _Handler(), WorkerOptions()), stop) == EXIT_DRAINED
+
+
+def test_dead_letters_and_logs_carry_no_secret(capsys):  # type: ignore[no-untyped-def]
+    """A client error echoing a credentialed URL or a key must not reach the dead-letter topic or logs."""
+    import logging
+
+    from scicustom.telemetry.log_format import configure_logging
+
+    class _Leaky(_Handler):
+        def handle(self, event: ev.Envelope) -> list[Outgoing]:
+            raise ConnectionError("PUT http://admin:planted-s3-secret-42@127.0.0.1:9000/bucket failed; "
+                                  "Authorization: Bearer sk-planted0123456789 (key planted-s3-secret-42)")
+
+    configure_logging("text", False, ["planted-s3-secret-42"])
+    try:
+        bus = InMemoryEventBus()
+        _publish(bus, "leaky-1")
+        worker, _ = _drain(bus, _Leaky(), WorkerOptions(max_attempts=2, backoff_s=0.0, poll_timeout_s=0.05), 1)
+    finally:
+        root = logging.getLogger()
+        for handler in [h for h in root.handlers if type(h).__name__ == "_ConfiguredHandler"]:
+            root.removeHandler(handler)
+    assert worker.stats.dead_lettered == 1
+    letter = ev.DeadLetter.FromString(_out(bus, TOPICS.dead_letters("tag"))[0])
+    logged = capsys.readouterr().err
+    assert "dead-lettered" in logged and "Traceback" in logged  # the retry warning's exception text too
+    for text in (letter.error, logged):
+        assert "ConnectionError" in text and "127.0.0.1:9000" in text
+        assert "planted-s3-secret-42" not in text and "sk-planted0123456789" not in text
