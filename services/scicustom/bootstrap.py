@@ -98,7 +98,9 @@ class Context:
 
             return KafkaEventBus(self._require("kafka_bootstrap"), client_id=self.settings.kafka_client_id,
                                  session_timeout_ms=self.settings.kafka_session_timeout_ms,
-                                 security=self.settings.kafka_security())
+                                 security=self.settings.kafka_security(),
+                                 replication_factor=self.settings.kafka_replication_factor,
+                                 max_poll_interval_ms=self.settings.kafka_max_poll_interval_ms)
         from scicustom.adapters.memory_bus import InMemoryEventBus
 
         return InMemoryEventBus()
@@ -131,7 +133,9 @@ class Context:
         client = Elasticsearch(self._require("elasticsearch_url"), request_timeout=60, basic_auth=auth,
                                ca_certs=str(s.elasticsearch_ca_certs) if s.elasticsearch_ca_certs else None)
         return traced_index(ElasticsearchSearchIndex.create(client, self.settings.elasticsearch_index,
-                                                            [u.id for u in self.catalog.units], EMBEDDING_DIMS))
+                                                            [u.id for u in self.catalog.units], EMBEDDING_DIMS,
+                                                            shards=s.elasticsearch_shards,
+                                                            replicas=s.elasticsearch_replicas))
 
     @cached_property
     def vector_index(self) -> VectorIndex:

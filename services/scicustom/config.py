@@ -53,6 +53,11 @@ class Settings(BaseSettings):
     kafka_bootstrap: str | None = Field(default=None, description="comma-separated host:port of Kafka brokers")
     kafka_client_id: str = "scicustom"
     kafka_session_timeout_ms: int = 6000
+    # Production clusters replicate every topic (3 brokers); one local broker cannot.
+    kafka_replication_factor: int = Field(default=1, ge=1)
+    # Above the longest stage (a cold build's select/generate runs minutes): a consumer whose
+    # handler outlives it is expelled from the group and its record redelivered mid-work.
+    kafka_max_poll_interval_ms: int = Field(default=900_000, ge=10_000)
     kafka_security_protocol: Literal["PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL"] = "PLAINTEXT"
     kafka_sasl_mechanism: str | None = Field(default=None, description="PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512")
     kafka_sasl_username: str | None = None
@@ -60,6 +65,8 @@ class Settings(BaseSettings):
     kafka_ssl_cafile: Path | None = None
     elasticsearch_url: str | None = None
     elasticsearch_index: str = "scicustom-items"
+    elasticsearch_shards: int = Field(default=1, ge=1)
+    elasticsearch_replicas: int = Field(default=0, ge=0)
     elasticsearch_username: str | None = None
     elasticsearch_password: SecretStr | None = None
     elasticsearch_ca_certs: Path | None = None

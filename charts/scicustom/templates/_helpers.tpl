@@ -113,6 +113,10 @@ app.kubernetes.io/component: {{ .name }}
   "SCICUSTOM_S3_SECURE" (toString $infra.s3.secure)
   "SCICUSTOM_ELASTICSEARCH_URL" (tpl $infra.elasticsearch.url .)
   "SCICUSTOM_ELASTICSEARCH_INDEX" $infra.elasticsearch.index
+  "SCICUSTOM_ELASTICSEARCH_SHARDS" (toString $infra.elasticsearch.shards)
+  "SCICUSTOM_ELASTICSEARCH_REPLICAS" (toString $infra.elasticsearch.replicas)
+  "SCICUSTOM_KAFKA_REPLICATION_FACTOR" (toString $infra.kafka.replicationFactor)
+  "SCICUSTOM_KAFKA_MAX_POLL_INTERVAL_MS" (toString (int64 $infra.kafka.maxPollIntervalMs))
   "SCICUSTOM_BUILD_SERVICE_ADDRESS" (default (printf "%s-builds:%v" (include "scicustom.fullname" .) $s.grpcPort) $s.buildServiceAddress)
   "HF_HUB_OFFLINE" "1"
   "TRANSFORMERS_OFFLINE" "1"

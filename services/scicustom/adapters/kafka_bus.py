@@ -33,13 +33,16 @@ log = logging.getLogger(__name__)
 class KafkaEventBus:
     def __init__(self, bootstrap: str, *, client_id: str = "scicustom", default_partitions: int = 1,
                  session_timeout_ms: int = 6000, flush_timeout_s: float = 60.0, commit_timeout_s: float = 30.0,
-                 security: Mapping[str, str] | None = None) -> None:
+                 security: Mapping[str, str] | None = None, replication_factor: int = 1,
+                 max_poll_interval_ms: int = 900_000) -> None:
         self.bootstrap = bootstrap
         # security_protocol, sasl_mechanism, sasl_plain_username/password, ssl_cafile (kafka-python names)
         self.security = dict(security or {})
         self.client_id = client_id
         self.default_partitions = default_partitions
         self.session_timeout_ms = session_timeout_ms
+        self.replication_factor = replication_factor
+        self.max_poll_interval_ms = max_poll_interval_ms
         self.flush_timeout_s = flush_timeout_s
         self.commit_timeout_s = commit_timeout_s
         self._lock = threading.Lock()
@@ -68,7 +71,8 @@ class KafkaEventBus:
                 self._admin = KafkaAdminClient(bootstrap_servers=self.bootstrap, client_id=self.client_id,
                                                **self.security)
             with contextlib.suppress(TopicAlreadyExistsError):  # an existing topic keeps its partitions
-                self._admin.create_topics([NewTopic(topic, num_partitions=partitions, replication_factor=1)])
+                self._admin.create_topics([NewTopic(topic, num_partitions=partitions,
+                                                     replication_factor=self.replication_factor)])
             self._known_topics.add(topic)
 
     def send(self, topic: str, value: bytes, *, key: str | None = None,
@@ -103,6 +107,7 @@ class KafkaEventBus:
             *topics, bootstrap_servers=self.bootstrap, client_id=self.client_id, group_id=group,
             enable_auto_commit=False, auto_offset_reset="earliest",
             session_timeout_ms=self.session_timeout_ms, heartbeat_interval_ms=max(self.session_timeout_ms // 3, 100),
+            max_poll_interval_ms=self.max_poll_interval_ms,
             **self.security)
         return KafkaBusConsumer(self, client)
 

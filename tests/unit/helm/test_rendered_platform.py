@@ -10,6 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from scicustom.config import Settings
 from tests.unit.helm.conftest import EXAMPLES, VALIDATOR, VALIDATOR_PYTHON, by_kind, documents, helm_template
 
 # platform.md, copied by hand: service name -> gRPC service the health check reports.
@@ -172,6 +173,12 @@ def test_settings_configmap_and_otel_from_labels_and_values(gpu_docs: list[dict[
     assert data["OTEL_EXPORTER_OTLP_ENDPOINT"] == "http://otel-collector.observability.svc.cluster.local:4317"
     assert (data["OTEL_TRACES_SAMPLER"], data["OTEL_TRACES_SAMPLER_ARG"]) == ("parentbased_traceidratio", "0.2")
     assert data["HF_HUB_OFFLINE"] == "1"
+    # Production durability from values, not hard-coded single-node settings.
+    assert (data["SCICUSTOM_KAFKA_REPLICATION_FACTOR"], data["SCICUSTOM_ELASTICSEARCH_REPLICAS"]) == ("3", "1")
+    assert data["SCICUSTOM_KAFKA_MAX_POLL_INTERVAL_MS"] == "900000"
+    settings = Settings.model_validate({k.removeprefix("SCICUSTOM_").lower(): v for k, v in data.items()
+                                        if k.startswith("SCICUSTOM_")})
+    assert (settings.kafka_replication_factor, settings.elasticsearch_replicas) == (3, 1)
     for name, deployment in by_kind(gpu_docs, "Deployment").items():
         env = {e["name"]: e for e in _container(deployment)["env"]}
         assert env["OTEL_SERVICE_NAME"]["valueFrom"] == {
