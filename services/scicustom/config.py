@@ -79,19 +79,79 @@ class Settings(BaseSettings):
     grpc_port: int = 50051
     grpc_max_message_bytes: int = Field(default=16 * 1024 * 1024, description="request and response size limit")
     grpc_shutdown_grace_s: float = 20.0
+    # Load limits (grpc_server/capacity.py). Every running RPC holds one of the server's threads, a
+    # stream for its whole life: streams share `grpc_max_streams` threads (each method at most its
+    # `grpc_stream_limits` entry, "package.Service/Method"; others `grpc_default_stream_limit`), all
+    # calls but health checks `grpc_max_workers - grpc_health_reserve_threads`; beyond: RESOURCE_EXHAUSTED.
+    grpc_max_workers: int = Field(default=64, ge=4, description="the server's thread pool")
+    grpc_health_reserve_threads: int = Field(default=4, ge=1, description="threads only health checks may use")
+    grpc_max_streams: int = Field(default=32, ge=1, description="streaming calls of all methods at once")
+    grpc_stream_limits: dict[str, int] = Field(default_factory=lambda: {
+        "scicustom.builds.v1.BuildService/WatchBuild": 24, "scicustom.builds.v1.BuildService/DownloadArtifacts": 8,
+        "scicustom.papers.v1.PaperService/WatchPaper": 24, "scicustom.papers.v1.PaperService/SubmitPaper": 8})
+    grpc_default_stream_limit: int = Field(default=2, ge=0,
+                                           description="any other streaming method (health Watch, reflection)")
+    grpc_max_queued_calls: int = Field(default=128, ge=0, description="calls waiting for a thread before grpc refuses")
+    # Keepalive: pings find dead peers (a vanished client's stream would hold its slot forever);
+    # connection age makes long-lived clients reconnect, spreading them over new replicas.
+    grpc_keepalive_time_s: float = Field(default=60.0, gt=0)
+    grpc_keepalive_timeout_s: float = Field(default=20.0, gt=0)
+    grpc_min_client_ping_interval_s: float = Field(default=10.0, gt=0, description="faster client pings: GOAWAY")
+    grpc_max_connection_idle_s: float = Field(default=300.0, gt=0)
+    grpc_max_connection_age_s: float = Field(default=1800.0, gt=0)
+    grpc_max_connection_age_grace_s: float = Field(default=60.0, ge=0)
     build_service_address: str = Field(default="127.0.0.1:50051",
                                        description="host:port of BuildService for `--profile cluster build`")
+    # Authentication of every RPC (grpc_server/authentication.py, SECURITY.md). Services: a file of
+    # token digests per tenant, mounted from a Secret and re-read when it changes; without it the
+    # cluster profile refuses to serve unless auth_disabled says an open single-tenant platform is meant.
+    auth_tokens_file: Path | None = None
+    auth_disabled: bool = False
+    # Clients (CLI, SDK): the bearer token sent with every call.
+    auth_token: SecretStr | None = None
+    # TLS of the gRPC services (re-read when the files change, e.g. renewed by cert-manager); a client
+    # CA makes it mutual: every caller needs a certificate that CA signed. grpc_health_port serves
+    # health checks alone in plaintext beside a TLS port (kubelet gRPC probes cannot speak TLS).
+    tls_cert_file: Path | None = None
+    tls_key_file: Path | None = None
+    tls_client_ca_file: Path | None = None
+    grpc_health_port: int | None = Field(default=None, ge=0, le=65535)
+    # Clients over TLS: the CA that signed the services' certificates, the client's own pair for
+    # mutual TLS, and the name to expect in the server certificate when it differs from the address.
+    tls_ca_file: Path | None = None
+    tls_client_cert_file: Path | None = None
+    tls_client_key_file: Path | None = None
+    tls_server_name: str | None = None
     # Kafka workers: bounded retries with backoff, then the dead-letter topic; the breaker stops a
     # worker after this many dead letters in a row.
     topic_prefix: str = "scicustom"
     worker_max_attempts: int = 3
     worker_backoff_s: float = 0.5
     worker_breaker_threshold: int = 5
+    # Outages (broker, object store, index unreachable or 5xx) are retried with capped exponential
+    # backoff and jitter for this long before a stage gives up and fails the build naming the outage.
+    worker_outage_budget_s: float = Field(default=300.0, ge=0)
+    worker_max_backoff_s: float = Field(default=30.0, gt=0)
+    # The reaper (`scicustom reaper`): a build whose heartbeat is older than this is requeued (its
+    # pending stage's event published again), up to build_max_requeues times, then failed.
+    build_heartbeat_timeout_s: float = Field(default=1800.0, gt=0)
+    build_max_requeues: int = Field(default=3, ge=0)
+    # A stage whose poll loop has not come back for this long reports NOT_SERVING (workers/liveness.py)
+    # and the liveness probe restarts the pod. Unset: 2 x kafka_max_poll_interval_ms, because one gap
+    # between beats legitimately holds one record's handling or one group join, each bounded by the
+    # max poll interval (kafka-python's rebalance timeout is that interval too).
+    worker_liveness_deadline_s: float | None = Field(default=None, gt=0)
     log_format: Literal["text", "json"] = "text"
     # Prometheus /metrics of `scicustom service` and `scicustom worker` (telemetry/metrics_endpoint.py):
     # unset, port 9464 in the cluster profile and none in the local one; 0 turns it off.
     metrics_port: int | None = Field(default=None, ge=0, le=65535, description="0: no metrics endpoint")
     metrics_host: str | None = Field(default=None, description="interface of the metrics endpoint (default grpc_host)")
+
+    @property
+    def liveness_deadline_s(self) -> float:
+        if self.worker_liveness_deadline_s is not None:
+            return self.worker_liveness_deadline_s
+        return 2 * self.kafka_max_poll_interval_ms / 1000
 
     def secret_values(self) -> list[str]:
         """Every secret this process holds, for the log and dead-letter redaction."""

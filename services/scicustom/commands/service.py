@@ -3,6 +3,8 @@
 Host, port, message-size limit and shutdown grace come from SCICUSTOM_GRPC_* (flags override the
 first two). Runs until SIGTERM/SIGINT, then drains gracefully (see grpc_server/server.py).
 Prometheus metrics are served on SCICUSTOM_METRICS_PORT (telemetry/metrics_endpoint.py).
+Every RPC but health and reflection needs a bearer token of SCICUSTOM_AUTH_TOKENS_FILE (required in
+the cluster profile unless SCICUSTOM_AUTH_DISABLED=true); SCICUSTOM_TLS_* turn on (mutual) TLS.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ if TYPE_CHECKING:
     import grpc
 
     from scicustom.bootstrap import Context
+    from scicustom.grpc_server.capacity import ServerCapacity
 
 
 # Service name -> the module whose `binding(ctx)` serves it (imported only for the service asked for).
@@ -48,16 +51,24 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     parser.set_defaults(handler=run_service)
 
 
-def server_interceptors() -> list[grpc.ServerInterceptor]:
+def server_interceptors(capacity: ServerCapacity | None = None,
+                        authentication: grpc.ServerInterceptor | None = None) -> list[grpc.ServerInterceptor]:
     """Outermost first: the tracing span encloses the metrics (whose latency exemplar is its trace
     id) and the request log (which prints it), and both wrap the status mapping, so they count and
-    log the mapped code."""
+    log the mapped code. The concurrency limiter (`capacity`, default the settings' defaults: pass the
+    server's own) sits inside them, so its RESOURCE_EXHAUSTED refusals are counted and logged.
+    `authentication` (grpc_server/authentication.py) comes before the limiter: a call without a
+    valid token is refused (UNAUTHENTICATED, counted and logged too) before it can take a slot."""
+    from scicustom.grpc_server.capacity import default_capacity
+    from scicustom.grpc_server.concurrency_limits import ConcurrencyLimitInterceptor
     from scicustom.grpc_server.request_log import RequestLogInterceptor
     from scicustom.grpc_server.rpc_metrics import RpcMetricsInterceptor
     from scicustom.grpc_server.status_mapping import StatusMappingInterceptor
     from scicustom.telemetry.grpc_tracing import server_interceptor
 
-    return [server_interceptor(), RpcMetricsInterceptor(), RequestLogInterceptor(), StatusMappingInterceptor()]
+    return [server_interceptor(), RpcMetricsInterceptor(), RequestLogInterceptor(),
+            *([authentication] if authentication is not None else []),
+            ConcurrencyLimitInterceptor(capacity or default_capacity()), StatusMappingInterceptor()]
 
 
 def run_service(args: argparse.Namespace, ctx: Context) -> int:
@@ -66,16 +77,24 @@ def run_service(args: argparse.Namespace, ctx: Context) -> int:
         raise InvalidInput("name", f"{args.name!r} is not one of {', '.join(SERVICES)}")
     if args.port is not None and not 0 <= args.port < 65536:
         raise InvalidInput("--port", f"{args.port} is not a port")
+    from scicustom.grpc_server.authentication import authentication_for
+    from scicustom.grpc_server.capacity import server_capacity
     from scicustom.grpc_server.server import serve
+    from scicustom.grpc_server.tls import server_credentials
     from scicustom.telemetry.metrics_endpoint import serve_metrics
     from scicustom.telemetry.tracing_setup import configure_tracing, shutdown_tracing
 
+    capacity = server_capacity(ctx.settings)  # settings that cannot hold fail before anything starts
     configure_tracing(f"scicustom-{args.name}")
     if args.name in EVENT_DRIVEN and not ctx.cluster:
         # Their work happens in Kafka workers; an in-process bus in a lone server reaches none.
         raise PreconditionFailed(f"the {args.name} service needs the cluster profile (Kafka and the stage "
                                  "workers); embedded, use `scicustom build` / `scicustom corpus import`")
     settings = ctx.settings
+    # Before anything is served: a cluster service without tokens (or with unreadable ones or
+    # certificates) does not start at all.
+    authentication = authentication_for(settings)
+    credentials = server_credentials(settings)
     binding = importlib.import_module(module_name).binding(ctx)
     # The request log and the server's own lines are the service's output: show them at INFO.
     logging.getLogger("scicustom.grpc_server").setLevel(logging.INFO)
@@ -84,7 +103,8 @@ def run_service(args: argparse.Namespace, ctx: Context) -> int:
     try:
         serve([binding], args.host or settings.grpc_host, settings.grpc_port if args.port is None else args.port,
               grace_s=settings.grpc_shutdown_grace_s, max_message_bytes=settings.grpc_max_message_bytes,
-              interceptors=server_interceptors())
+              interceptors=server_interceptors(capacity, authentication), capacity=capacity,
+              credentials=credentials, health_port=settings.grpc_health_port)
     finally:
         if metrics is not None:
             metrics.stop()

@@ -1,8 +1,9 @@
 """`scicustom worker <stage> [<stage> ...]`: Kafka stage workers, one consumer thread per stage.
 
 SIGTERM drains: each stage finishes and commits its in-flight record, then leaves its group.
-The process serves gRPC health (NOT_SERVING once draining or when a breaker trips) so pods can
-probe it like the services. Exit code 3 means a breaker tripped, 4 that a stage's consumer failed.
+The process serves gRPC health (NOT_SERVING once draining or when a breaker trips, and while a
+stage's poll loop has not come back within SCICUSTOM_WORKER_LIVENESS_DEADLINE_S: workers/liveness.py)
+so pods can probe it like the services. Exit code 3 means a breaker tripped, 4 that a stage's consumer failed.
 Prometheus metrics (per-stage outcomes, times, retries, consumer lag) are served on
 SCICUSTOM_METRICS_PORT (telemetry/metrics_endpoint.py).
 """
@@ -72,11 +73,10 @@ def run_workers(args: argparse.Namespace, ctx: Context) -> int:
         raise InvalidInput("stage", f"{', '.join(unknown)} is not one of {', '.join(STAGES)}")
     if len(set(args.stages)) != len(args.stages):
         raise InvalidInput("stage", "a stage is named twice")
-    from grpc_health.v1 import health_pb2
-
     from scicustom.grpc_server.server import dump_stacks_on_sigusr1, start_server
     from scicustom.telemetry.metrics_endpoint import serve_metrics
     from scicustom.telemetry.tracing_setup import configure_tracing, shutdown_tracing
+    from scicustom.workers.liveness import WorkerHealth
     from scicustom.workers.stage_consumer import EXIT_DRAINED, StageWorker, WorkerOptions
     from scicustom.workers.topics import Topics
 
@@ -86,17 +86,20 @@ def run_workers(args: argparse.Namespace, ctx: Context) -> int:
     server, health, bound = start_server([], settings.grpc_host, port,
                                          max_message_bytes=settings.grpc_max_message_bytes)
     metrics = serve_metrics(settings)
-    names = [f"scicustom.worker.{s}" for s in args.stages]
-    options = WorkerOptions(settings.worker_max_attempts, settings.worker_backoff_s, settings.worker_breaker_threshold)
+    options = WorkerOptions(settings.worker_max_attempts, settings.worker_backoff_s, settings.worker_breaker_threshold,
+                            outage_budget_s=settings.worker_outage_budget_s,
+                            max_backoff_s=settings.worker_max_backoff_s)
     workers = [StageWorker(ctx.event_bus, Topics(settings.topic_prefix), h, options)
                for h in stage_handlers(ctx, args.stages)]
+    names = {w.stage: f"scicustom.worker.{w.stage}" for w in workers}  # health service per stage
+    # Each stage NOT_SERVING while its poll loop is late, and for good once draining or failed.
+    liveness = WorkerHealth(health, {names[w.stage]: w.heartbeat for w in workers}, settings.liveness_deadline_s)
     stop = threading.Event()
     codes: dict[str, int] = {}
 
     def drain(signum: int, frame: object) -> None:
         log.info("signal %d: draining", signum)
-        for name in ["", *names]:
-            health.set(name, health_pb2.HealthCheckResponse.NOT_SERVING)
+        liveness.stop_serving()
         stop.set()
 
     signal.signal(signal.SIGTERM, drain)
@@ -106,14 +109,13 @@ def run_workers(args: argparse.Namespace, ctx: Context) -> int:
     def consume(worker: StageWorker, name: str) -> None:
         code = codes[worker.stage] = consume_stage(worker, stop)
         if code != EXIT_DRAINED:
-            health.set(name, health_pb2.HealthCheckResponse.NOT_SERVING)
-            health.set("", health_pb2.HealthCheckResponse.NOT_SERVING)
+            liveness.stop_serving([name])
             stop.set()  # one failed stage stops the process; its pod restarts
 
-    threads = [threading.Thread(target=consume, args=(w, n), name=f"worker-{w.stage}")
-               for w, n in zip(workers, names, strict=True)]
-    for name in ["", *names]:
-        health.set(name, health_pb2.HealthCheckResponse.SERVING)
+    threads = [threading.Thread(target=consume, args=(w, names[w.stage]), name=f"worker-{w.stage}")
+               for w in workers]
+    liveness.start_serving()
+    threading.Thread(target=liveness.watch, args=(stop,), name="worker-liveness", daemon=True).start()
     serving = f"health on port {bound}" + ("" if metrics is None else f", metrics on port {metrics.port}")
     print(f"workers {', '.join(args.stages)} running; {serving}", flush=True)
     for thread in threads:

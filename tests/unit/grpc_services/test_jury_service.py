@@ -77,7 +77,7 @@ def test_the_three_requirement_forms_parse_alike(served):
     (pb.RankUnitsRequest(requirement=pb.Requirement(yaml="description: [unclosed")),
      "requirement.yaml: is not valid YAML (ParserError)"),
     (pb.RankUnitsRequest(requirement=pb.Requirement(yaml="description: x\nk1: 0\n")),
-     "requirement.yaml: must be a positive integer, got 0"),
+     "requirement.yaml.k1: must be a positive integer, got 0"),
     (pb.RankUnitsRequest(requirement=pb.Requirement(fields=pb.RequirementFields(name="x"))),
      "requirement.fields.description: missing or empty"),
     (pb.RankUnitsRequest(requirement=pb.Requirement(text="ab")), "requirement.text: free-text requirement is empty"),

@@ -16,6 +16,7 @@ from grpc_health.v1 import health_pb2
 
 from scicustom.cli import main
 from scicustom.commands.service import SERVICES, server_interceptors
+from scicustom.grpc_server.concurrency_limits import ConcurrencyLimitInterceptor
 from scicustom.grpc_server.request_log import RequestLogInterceptor
 from scicustom.grpc_server.rpc_metrics import RpcMetricsInterceptor
 from scicustom.grpc_server.status_mapping import StatusMappingInterceptor
@@ -45,7 +46,8 @@ def test_the_name_table_covers_the_platform_and_the_interceptor_order():
                               "builds", "ingest", "papers"]
     assert SERVICES["scorer"] == "scicustom.scorers.servicer"
     assert [type(i) for i in server_interceptors()] == [TracingServerInterceptor, RpcMetricsInterceptor,
-                                                         RequestLogInterceptor, StatusMappingInterceptor]
+                                                         RequestLogInterceptor, ConcurrencyLimitInterceptor,
+                                                         StatusMappingInterceptor]
 
 
 @pytest.mark.parametrize(("argv", "message"), [
