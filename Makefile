@@ -16,7 +16,7 @@ REQUIREMENT ?= services/scicustom/resources/requirements/healthcare_virology.yam
 RUN_OUT ?= runs/virology
 PYTEST_ARGS ?=
 
-.PHONY: setup deps corpus tagger run test test-unit test-integration proto proto-check lint bench bench-relevance clean-corpus dev-up dev-down helm-lint
+.PHONY: setup deps corpus tagger run test test-unit test-integration chaos fuzz proto proto-check lint bench bench-relevance clean-corpus dev-up dev-down helm-lint
 
 setup: deps corpus tagger
 
@@ -65,6 +65,19 @@ test-integration: setup
 
 test-unit: deps
 	$(BIN)/python -m pytest tests/unit $(PYTEST_ARGS)
+
+# Chaos on the real local servers (tests/chaos): CHAOS_RUNS (default 20) builds with a worker killed by
+# SIGKILL at a random point, an object-store and a broker restart mid-build. Not part of `make test`.
+chaos: setup
+	$(BIN)/python -m pytest -m chaos tests/chaos -s $(PYTEST_ARGS)
+
+# Property-based fuzzing of every RPC, event decoder, stage handler, file reader and a few CLI commands
+# (tests/fuzz): >= 10,000 generated cases per target, no deadline; `make test` runs a small slice.
+# Per-target case counts: hypothesis statistics at the end. Hours on 2 cores, so no per-test timeout;
+# FUZZ_ARGS picks targets, e.g. FUZZ_ARGS="tests/fuzz/test_file_readers.py".
+FUZZ_ARGS ?= tests/fuzz
+fuzz: deps
+	SCICUSTOM_FUZZ_PROFILE=fuzz $(BIN)/python -m pytest --hypothesis-show-statistics --timeout=0 $(FUZZ_ARGS)
 
 proto: deps
 	$(BIN)/python scripts/gen_protos.py

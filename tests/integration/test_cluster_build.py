@@ -12,6 +12,7 @@ import json
 import os
 import signal
 import subprocess
+import sys
 import time
 import uuid
 from collections.abc import Iterator
@@ -23,6 +24,7 @@ import pytest
 
 from scicustom.builds.v1 import builds_pb2 as pb
 from scicustom.builds.v1 import builds_pb2_grpc as pb_grpc
+from scicustom.client.call_metadata import MetadataInterceptor
 from scicustom.config import RESOURCES
 from scicustom.devstack.platform_processes import cluster_env, scicustom_command, start_service, start_worker
 from scicustom.devstack.real_servers import ServerProcess
@@ -66,7 +68,11 @@ class Cluster:
         self.processes[group] = process
 
     def stub(self) -> pb_grpc.BuildServiceStub:
-        return pb_grpc.BuildServiceStub(grpc.insecure_channel(f"127.0.0.1:{self.builds_port}"))
+        """BuildService as the cluster's tenant (cluster_env made its token; every RPC needs one)."""
+        bearer = [("authorization", f"Bearer {self.env['SCICUSTOM_AUTH_TOKEN']}")]
+        channel = grpc.intercept_channel(grpc.insecure_channel(f"127.0.0.1:{self.builds_port}"),
+                                         MetadataInterceptor(lambda: bearer))
+        return pb_grpc.BuildServiceStub(channel)
 
 
 @pytest.fixture(scope="module")
@@ -76,6 +82,9 @@ def cluster(s3_server, kafka_server, elasticsearch_server, tmp_path_factory) -> 
     name = f"t{uuid.uuid4().hex[:10]}"
     env = cluster_env(s3_server, kafka_server, elasticsearch_server, work / "home", index=name, topic_prefix=name,
                       extra={**CACHES, "SCICUSTOM_S3_BUCKET": name,
+                             # Several services and workers on one host: the default metrics port
+                             # (9464 in the cluster profile) would clash, and nothing here scrapes it.
+                             "SCICUSTOM_METRICS_PORT": "0",
                              "OTEL_EXPORTER_OTLP_ENDPOINT": f"http://127.0.0.1:{receiver.port}",
                              "OTEL_EXPORTER_OTLP_INSECURE": "true", "OTEL_BSP_SCHEDULE_DELAY": "200"})
     # The embedded reference: the same slice and build in a local home. Same inputs means the same
@@ -114,6 +123,36 @@ def test_cluster_build_is_byte_identical_to_the_embedded_build(cluster: Cluster)
     embedded, distributed = _files(cluster.embedded), _files(cluster.work / "through-kafka")
     assert distributed["benchmark.jsonl"] == embedded["benchmark.jsonl"]
     assert distributed == embedded  # every file, not only the benchmark
+
+
+# The SDK in a process of its own whose environment has no storage, Kafka or Elasticsearch settings:
+# only BuildService's address, given on the command line, and the tenant's token in SCICUSTOM_AUTH_TOKEN.
+SDK_BUILD = """
+import os
+import sys
+from pathlib import Path
+from scicustom.client import BuildsClient, BuildStatus, ClientOptions
+
+address, requirement, out = sys.argv[1:]
+token = os.environ["SCICUSTOM_AUTH_TOKEN"]  # the tenant's token, from the environment (never argv)
+with BuildsClient(address, ClientOptions(metadata=lambda: [("authorization", f"Bearer {token}")])) as builds:
+    build = builds.create(Path(requirement), k2=12, proxy_samples=20, min_items=1)
+    done = builds.wait(build.build_id, timeout_s=600)
+    assert done.status is BuildStatus.SUCCEEDED, done.error
+    builds.download(done, Path(out))
+print(done.build_id)
+"""
+
+
+def test_sdk_drives_a_remote_build_and_downloads_it_without_storage_credentials(cluster: Cluster) -> None:
+    env = {"PATH": os.environ["PATH"], "HOME": str(cluster.work), "LANG": "C.UTF-8",
+           "SCICUSTOM_AUTH_TOKEN": cluster.env["SCICUSTOM_AUTH_TOKEN"]}
+    out = cluster.work / "through-sdk"
+    done = subprocess.run([sys.executable, "-c", SDK_BUILD, f"127.0.0.1:{cluster.builds_port}", str(REQUIREMENT),
+                           str(out)], env=env, cwd=cluster.work, capture_output=True, text=True, timeout=900,
+                          check=False)
+    assert done.returncode == 0, done.stderr
+    assert _files(out) == _files(cluster.embedded)  # every file, byte for byte
 
 
 def _wait(stub: pb_grpc.BuildServiceStub, build_id: str, predicate, timeout_s: float = 300) -> pb.Build:

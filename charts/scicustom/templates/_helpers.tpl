@@ -279,3 +279,29 @@ seccompProfile:
 {{- end }}
 {{- end }}
 {{- end -}}
+
+{{/* The Secret of the gRPC services' TLS certificate. */}}
+{{- define "scicustom.tlsSecretName" -}}
+{{- default (printf "%s-grpc-tls" (include "scicustom.fullname" .)) .Values.tls.secretName -}}
+{{- end -}}
+
+{{/* Authentication and TLS settings of a gRPC service's pod (SECURITY.md): paths into the Secrets
+     mounted at /etc/scicustom/auth and /etc/scicustom/tls, never their contents. */}}
+{{- define "scicustom.grpcSecurityEnv" -}}
+{{- if .Values.auth.enabled }}
+- {name: SCICUSTOM_AUTH_TOKENS_FILE, value: {{ printf "/etc/scicustom/auth/%s" .Values.auth.tokensKey | quote }}}
+{{- else }}
+- {name: SCICUSTOM_AUTH_DISABLED, value: "true"}
+{{- end }}
+{{- if .Values.tls.enabled }}
+- {name: SCICUSTOM_TLS_CERT_FILE, value: /etc/scicustom/tls/tls.crt}
+- {name: SCICUSTOM_TLS_KEY_FILE, value: /etc/scicustom/tls/tls.key}
+- {name: SCICUSTOM_GRPC_HEALTH_PORT, value: {{ .Values.tls.healthPort | quote }}}
+- {name: SCICUSTOM_TLS_CA_FILE, value: /etc/scicustom/tls/ca.crt}
+{{- if .Values.tls.mutual }}
+- {name: SCICUSTOM_TLS_CLIENT_CA_FILE, value: /etc/scicustom/tls/ca.crt}
+- {name: SCICUSTOM_TLS_CLIENT_CERT_FILE, value: /etc/scicustom/tls/tls.crt}
+- {name: SCICUSTOM_TLS_CLIENT_KEY_FILE, value: /etc/scicustom/tls/tls.key}
+{{- end }}
+{{- end }}
+{{- end -}}

@@ -23,7 +23,7 @@ from kafka import KafkaAdminClient, KafkaConsumer, KafkaProducer
 from kafka.admin import NewTopic
 from kafka.errors import CommitFailedError, KafkaTimeoutError, RebalanceInProgressError, TopicAlreadyExistsError
 
-from scicustom.adapters.bus_subscription import Subscription
+from scicustom.adapters.bus_subscription import Subscription, dead_letters_via
 from scicustom.adapters.event_json import encode_payload
 from scicustom.ports import BusMessage, Event
 
@@ -117,7 +117,8 @@ class KafkaEventBus:
         Without a group the subscription gets a group of its own and starts at the earliest record.
         """
         name = group or f"subscription-{uuid.uuid4().hex[:12]}-{topic}"
-        self.subscriptions.append(Subscription(self.consumer(name, [topic]), handler, name))
+        self.subscriptions.append(Subscription(self.consumer(name, [topic]), handler, name,
+                                               dead_letters=dead_letters_via(self.send)))
 
     def close(self) -> None:
         for subscription in self.subscriptions:

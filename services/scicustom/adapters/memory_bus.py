@@ -17,7 +17,7 @@ import zlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from scicustom.adapters.bus_subscription import Subscription
+from scicustom.adapters.bus_subscription import Subscription, dead_letters_via
 from scicustom.adapters.event_json import encode_payload
 from scicustom.ports import BusMessage, Event
 
@@ -97,7 +97,8 @@ class InMemoryEventBus:
         Without a group the subscription gets a group of its own and starts at the earliest record.
         """
         name = group or f"subscription-{next(self._member_ids)}-{topic}"
-        self.subscriptions.append(Subscription(self.consumer(name, [topic]), handler, name))
+        self.subscriptions.append(Subscription(self.consumer(name, [topic]), handler, name,
+                                               dead_letters=dead_letters_via(self.send)))
 
     def close(self) -> None:
         for subscription in self.subscriptions:

@@ -105,4 +105,6 @@ class Retrieval:
         kept = bounded(k, "k", MAX_K, DEFAULT_K)
         embedder = self.components.embedder
         vector = embedder.encode([text])[0]
+        if not any(vector):  # nothing the embedder could read (e.g. only digits for a word-hashing one)
+            return SearchResult([], embedder.name)
         return SearchResult(list(self.components.vector_index.nearest(vector, kept)), embedder.name)

@@ -1,22 +1,27 @@
 """BuildService: proto <-> the build control use case (app/build/control.py); a new build is
-announced on Kafka (build.requested) for the stage workers."""
+announced on Kafka (build.requested) for the stage workers. DownloadArtifacts streams a finished
+build's files from the object store (app/build/artifact_download.py)."""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from datetime import datetime
 
 import grpc
 from opentelemetry import trace
 
+from scicustom.app.build.artifact_download import CHUNK_BYTES, artifact_chunks
 from scicustom.app.build.build_records import BUILD_STAGES, BuildState
-from scicustom.app.build.control import WATCH_POLL_S, BuildControl
+from scicustom.app.build.control import WATCH_POLL_S, BuildControl, CreatedBuild
 from scicustom.app.build.request import DEFAULT_METHOD, BuildOptions, RequirementSource, validated_request
 from scicustom.bootstrap import Context
 from scicustom.builds.v1 import builds_pb2 as pb
 from scicustom.builds.v1 import builds_pb2_grpc as pb_grpc
 from scicustom.events.v1 import events_pb2 as ev
+from scicustom.grpc_server.authentication import current_tenant
 from scicustom.grpc_server.server import ServiceBinding
+from scicustom.telemetry.metrics import process_metrics
 from scicustom.workers.envelopes import envelope, publish
 from scicustom.workers.topics import BUILD_REQUESTED, Topics
 
@@ -60,23 +65,34 @@ def progress_message(state: BuildState) -> pb.BuildProgress:
 
 
 class BuildServicer(pb_grpc.BuildServiceServicer):
-    def __init__(self, ctx: Context, watch_poll_s: float = WATCH_POLL_S) -> None:
+    def __init__(self, ctx: Context, watch_poll_s: float = WATCH_POLL_S, chunk_bytes: int = CHUNK_BYTES) -> None:
         self.ctx = ctx
-        self.control = BuildControl(ctx)
         self.topics = Topics(ctx.settings.topic_prefix)
         self.watch_poll_s = watch_poll_s
+        self.chunk_bytes = chunk_bytes  # DownloadArtifacts' chunk size, below the message limit
+
+    @property
+    def control(self) -> BuildControl:
+        """The calling tenant's builds (grpc_server/authentication.py sets it): another tenant's build
+        is NOT_FOUND to every RPC, and ListBuilds lists the caller's own only."""
+        return BuildControl(self.ctx, current_tenant())
 
     def CreateBuild(self, request: pb.CreateBuildRequest, context: grpc.ServicerContext) -> pb.Build:
+        # The idempotency key is recorded only once build.requested is published and flushed (control.py).
         created = self.control.create(validated_request(requirement_source(request), build_options(request)),
-                                      request.request_id, request.since_build_id, request.standing_min_new_items)
-        if created.spec is not None:
-            trace.get_current_span().set_attribute("scicustom.build_id", created.build_id)
-            spec = ev.ArtifactRef(key=created.spec.key, sha256=created.spec.sha256, size_bytes=created.spec.size_bytes)
-            message = envelope(BUILD_REQUESTED, build_id=created.build_id,
-                               build_requested=ev.BuildRequested(spec=spec))
-            publish(self.ctx.event_bus, self.topics.of(BUILD_REQUESTED), created.build_id, message)
-            self.ctx.event_bus.flush()
+                                      request.request_id, request.since_build_id, request.standing_min_new_items,
+                                      announce=self._announce)
         return build_message(self.control.get(created.build_id))
+
+    def _announce(self, created: CreatedBuild) -> None:
+        assert created.spec is not None
+        trace.get_current_span().set_attribute("scicustom.build_id", created.build_id)
+        spec = ev.ArtifactRef(key=created.spec.key, sha256=created.spec.sha256, size_bytes=created.spec.size_bytes)
+        message = envelope(BUILD_REQUESTED, build_id=created.build_id, tenant=created.tenant,
+                           build_requested=ev.BuildRequested(spec=spec))
+        publish(self.ctx.event_bus, self.topics.of(BUILD_REQUESTED), created.build_id, message)
+        self.ctx.event_bus.flush()
+        process_metrics().builds.labels("queued").inc()
 
     def GetBuild(self, request: pb.GetBuildRequest, context: grpc.ServicerContext) -> pb.Build:
         return build_message(self.control.get(request.build_id))
@@ -87,11 +103,24 @@ class BuildServicer(pb_grpc.BuildServiceServicer):
                                      next_page_token=page.next_page_token)
 
     def WatchBuild(self, request: pb.WatchBuildRequest, context: grpc.ServicerContext) -> Iterator[pb.BuildProgress]:
-        for state in self.control.watch(request.build_id, context.is_active, self.watch_poll_s):
+        # The call's end (the caller cancelled or vanished, its deadline passed) wakes the wait between
+        # reads at once: the stream and its thread are given back without waiting out a poll.
+        ended = threading.Event()
+        context.add_callback(ended.set)
+        for state in self.control.watch(request.build_id, lambda: context.is_active() and not ended.is_set(),
+                                        self.watch_poll_s, wait=ended.wait):
             yield progress_message(state)
 
     def CancelBuild(self, request: pb.CancelBuildRequest, context: grpc.ServicerContext) -> pb.Build:
         return build_message(self.control.cancel(request.build_id))
+
+    def DownloadArtifacts(self, request: pb.DownloadArtifactsRequest,
+                          context: grpc.ServicerContext) -> Iterator[pb.ArtifactChunk]:
+        for chunk in artifact_chunks(self.control, request.build_id, list(request.names), self.chunk_bytes):
+            if not context.is_active():  # the caller went away: read nothing more from the store
+                return
+            yield pb.ArtifactChunk(name=chunk.name, offset=chunk.offset, data=chunk.data, last=chunk.last,
+                                   sha256=chunk.sha256, size_bytes=chunk.size_bytes)
 
 
 def binding(ctx: Context) -> ServiceBinding:

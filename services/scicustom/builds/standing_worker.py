@@ -7,7 +7,7 @@
 
 from __future__ import annotations
 
-from scicustom.app.build.control import BuildControl
+from scicustom.app.build.control import BuildControl, CreatedBuild
 from scicustom.app.build.standing import StandingBuilds
 from scicustom.app.ingest.item_batches import BatchKeys, is_batch_id, parse_tagged
 from scicustom.bootstrap import Context
@@ -25,7 +25,6 @@ class StandingCountHandler:
         self.ctx = ctx
         self.topics = topics
         self.standing = StandingBuilds(ctx)
-        self.control = BuildControl(ctx)
 
     def handle(self, event: ev.Envelope) -> list[Outgoing]:
         if event.WhichOneof("body") != "items_batch" or not is_batch_id(event.batch_id):
@@ -33,17 +32,21 @@ class StandingCountHandler:
         data = get_artifact(self.ctx.store, event.items_batch.items)  # PoisonEvent when missing or altered
         tagged, _ = parse_tagged(data, BatchKeys(event.batch_id).tagged)
         created = self.standing.count_batch(event.batch_id, [(t.item.id, [u for u, _ in t.tags]) for t in tagged],
-                                            self.control.rebuild)
+                                            self._rebuild)
         out = []
         for build in created:
             assert build.spec is not None
             spec = ev.ArtifactRef(key=build.spec.key, sha256=build.spec.sha256, size_bytes=build.spec.size_bytes)
             out.append(Outgoing(self.topics.of(BUILD_REQUESTED), build.build_id,
-                                envelope(BUILD_REQUESTED, build_id=build.build_id,
+                                envelope(BUILD_REQUESTED, build_id=build.build_id, tenant=build.tenant,
                                          build_requested=ev.BuildRequested(spec=spec))))
         if created:
             process_metrics().builds.labels("queued").inc(len(created))
         return out
+
+    def _rebuild(self, spec_build_id: str, since_build_id: str, standing_id: str, tenant: str) -> CreatedBuild:
+        """The next build of a standing build, as its own tenant's."""
+        return BuildControl(self.ctx, tenant).rebuild(spec_build_id, since_build_id, standing_id)
 
     def on_dead_letter(self, event: ev.Envelope, error: str) -> list[Outgoing]:
         return []
@@ -60,14 +63,14 @@ class StandingNotifyHandler:
     def handle(self, event: ev.Envelope) -> list[Outgoing]:
         if event.WhichOneof("body") != "build_completed" or not event.build_id:
             raise PoisonEvent("a standing-notify worker handles build.completed events")
-        updated = self.standing.updated(event.build_id)
+        updated = self.standing.updated(event.build_id, event.tenant)
         if updated is None:  # not a standing build's update: nothing to say
             return []
         body = ev.BuildUpdated(standing_id=updated.standing_id, previous_build_id=updated.previous_build_id,
                                diff=ref_of(self.ctx.store, updated.diff_key), added=updated.added,
                                removed=updated.removed, n_mcq=updated.n_mcq)
         return [Outgoing(self.topics.of(BUILD_UPDATED), event.build_id,
-                         envelope(BUILD_UPDATED, build_id=event.build_id, build_updated=body))]
+                         envelope(BUILD_UPDATED, build_id=event.build_id, tenant=event.tenant, build_updated=body))]
 
     def on_dead_letter(self, event: ev.Envelope, error: str) -> list[Outgoing]:
         return []

@@ -26,8 +26,8 @@ class BuildStageHandler:
     def handle(self, event: ev.Envelope) -> list[Outgoing]:
         if not event.build_id:
             raise PoisonEvent("build event without a build id")
-        if not self.build.knows(event.build_id):
-            raise PoisonEvent(f"no build {event.build_id!r}")
+        if not self.build.knows(event.build_id, event.tenant):
+            raise PoisonEvent(f"no build {event.build_id!r} of tenant {event.tenant or 'local'!r}")
         body = event.WhichOneof("body")
         if body == "build_requested":
             get_artifact(self.ctx.store, event.build_requested.spec)
@@ -35,26 +35,30 @@ class BuildStageHandler:
             get_artifact(self.ctx.store, event.stage_completed.artifact)  # verifies the predecessor's bytes
         else:
             raise PoisonEvent(f"a {self.stage} worker cannot handle a {body} event")
-        return self._announce(event.build_id, self.build.run(event.build_id))
+        return self._announce(event.build_id, self.build.run(event.build_id, event.tenant), event.tenant)
 
     def on_dead_letter(self, event: ev.Envelope, error: str) -> list[Outgoing]:
-        return self._announce(event.build_id, self.build.fail(event.build_id, "INTERNAL", error))
+        return self._announce(event.build_id, self.build.fail(event.build_id, "INTERNAL", error, event.tenant),
+                              event.tenant)
 
-    def _announce(self, build_id: str, outcome: StageOutcome) -> list[Outgoing]:
+    def _announce(self, build_id: str, outcome: StageOutcome, tenant: str) -> list[Outgoing]:
+        """The next event, for the same tenant (its workers read and write under the tenant's prefix)."""
         if outcome is None:
             return []
         _count_state(outcome)
         if isinstance(outcome, BuildFailed):
             body = ev.BuildFailed(stage=outcome.stage, code=outcome.code, field=outcome.field, reason=outcome.reason)
             return [Outgoing(self.topics.of(BUILD_FAILED), build_id,
-                             envelope(BUILD_FAILED, build_id=build_id, build_failed=body))]
+                             envelope(BUILD_FAILED, build_id=build_id, tenant=tenant, build_failed=body))]
         kind = published_type(self.stage)
         if isinstance(outcome, BuildCompleted):
             done = ev.BuildCompleted(manifest=_ref(outcome.manifest), n_mcq=outcome.n_mcq)
-            return [Outgoing(self.topics.of(kind), build_id, envelope(kind, build_id=build_id, build_completed=done))]
+            return [Outgoing(self.topics.of(kind), build_id,
+                             envelope(kind, build_id=build_id, tenant=tenant, build_completed=done))]
         assert isinstance(outcome, StageCompleted)
         completed = ev.StageCompleted(stage=outcome.stage, artifact=_ref(outcome.record), seconds=outcome.seconds)
-        return [Outgoing(self.topics.of(kind), build_id, envelope(kind, build_id=build_id, stage_completed=completed))]
+        return [Outgoing(self.topics.of(kind), build_id,
+                         envelope(kind, build_id=build_id, tenant=tenant, stage_completed=completed))]
 
 
 def _count_state(outcome: StageOutcome) -> None:

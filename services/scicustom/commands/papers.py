@@ -141,9 +141,11 @@ def _submit(args: argparse.Namespace, ctx: Context) -> int:
             raise InvalidInput(f"FILE[{i}]", f"{path} is not a file")
         check_file_name(path.name)
     if ctx.settings.paper_service_address:  # remote: the bytes go up the gRPC stream, no store access
+        from scicustom.client.environment_options import options_from_settings
         from scicustom.client.paper_client import submit_remote
 
-        remote = submit_remote(ctx.settings.paper_service_address, args.files, args.wait, args.timeout)
+        remote = submit_remote(ctx.settings.paper_service_address, args.files, args.wait, args.timeout,
+                               options_from_settings(ctx.settings))
         _render(remote, args.json, [str(p) for p in args.files])
         return _exit(remote)
     announce, dead_letter, limits = _submitters(ctx)

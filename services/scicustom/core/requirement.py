@@ -90,12 +90,19 @@ REQUIREMENT_KEYS = ("requirement", "domain", "description", "k1", "k2", "proxy_s
 JUDGE_KEYS = ("provider", "model")
 
 
+_PLAIN_KEY = re.compile(r"[\w-]+")
+
+
 def _known_keys(data: Mapping[Any, Any], known: Sequence[str], where: str) -> None:
     for key in data:
         if key not in known:
             close = difflib.get_close_matches(str(key), known, n=1)
             hint = f"did you mean '{close[0]}'?" if close else f"known keys: {', '.join(known)}"
-            raise InvalidInput(f"{where}{key}", f"unknown key; {hint}")
+            if _PLAIN_KEY.fullmatch(str(key)):
+                raise InvalidInput(f"{where}{key}", f"unknown key; {hint}")
+            # A key that cannot be read as a field name (empty, spaces, ':' or '.'): the mapping
+            # that holds it is named, the key quoted in the problem.
+            raise InvalidInput(where.rstrip(".") or "requirement", f"unknown key {str(key)[:80]!r}; {hint}")
 
 
 def _judge(entry: Any, field: str) -> JudgeSpec:

@@ -4,7 +4,9 @@ Up starts SeaweedFS (S3), tansu (Kafka), noida-db (Elasticsearch API), creates t
 index, loads a corpus slice through the cluster profile, then every gRPC service and one worker
 process per stage (plus the tagger model server when a trained tagger exists). Every process
 is recorded in <dir>/state.json with its PID and command; down stops exactly those PIDs.
-Logs: <dir>/logs/<name>.log. <dir>/cluster.env holds the settings to talk to it.
+Logs: <dir>/logs/<name>.log. <dir>/cluster.env holds the settings to talk to it, the bearer token
+of its one tenant included (SCICUSTOM_AUTH_TOKEN; the services check it against
+<dir>/home/auth/tokens), so it is readable by this user only.
 """
 
 from __future__ import annotations
@@ -106,8 +108,11 @@ def up(options: DevOptions, say: Callable[[str], None] = print) -> dict[str, dic
         for process in reversed(started):
             process.stop()
         raise
-    (root / "cluster.env").write_text("".join(f"export {k}={shlex.quote(v)}\n" for k, v in sorted(env.items())
-                                              if k.startswith(("SCICUSTOM_", "OTEL_"))))
+    settings_file = root / "cluster.env"
+    settings_file.touch(mode=0o600)
+    settings_file.chmod(0o600)  # it holds the token and the S3 keys
+    settings_file.write_text("".join(f"export {k}={shlex.quote(v)}\n" for k, v in sorted(env.items())
+                                     if k.startswith(("SCICUSTOM_", "OTEL_"))))
     state_file.write_text(json.dumps(state, indent=1))
     say(f"{len(state)} processes up; logs in {logs}; `source {root / 'cluster.env'}` then "
         "`scicustom build --requirement ... --out ...` goes through BuildService")

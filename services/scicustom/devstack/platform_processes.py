@@ -20,8 +20,10 @@ from scicustom.devstack.real_servers import (
     free_port,
     start_process,
 )
+from scicustom.grpc_server.auth_tokens import new_token, token_line
 
 PLATFORM_STARTUP_S = 180.0  # a worker loads the local models before it serves health
+DEV_TENANT = "dev"  # the tenant of the token a local cluster's clients use
 SERVICES = ("ontology", "tagger", "jury", "retrieval", "selector", "generator", "scorer", "builds", "ingest")
 _PASSED_THROUGH = ("PATH", "LANG", "OTEL_", "SCICUSTOM_WHEEL_CACHE_DIR", "SCICUSTOM_MODEL_CACHE_DIR",
                    "SCICUSTOM_UNITS_FILE")
@@ -32,10 +34,25 @@ def scicustom_command() -> str:
     return str(Path(sys.executable).parent / "scicustom")
 
 
+def dev_credentials(home: Path, tenant: str = DEV_TENANT) -> dict[str, str]:
+    """A tokens file with one fresh token in <home>/auth/ (readable by this user only), and the
+    settings that use it: the services' SCICUSTOM_AUTH_TOKENS_FILE and the clients' SCICUSTOM_AUTH_TOKEN.
+    A local cluster authenticates like a real one; its clients find the token in cluster.env."""
+    token = new_token()
+    folder = home / "auth"
+    folder.mkdir(parents=True, exist_ok=True)
+    folder.chmod(0o700)
+    path = folder / "tokens"
+    path.write_text(token_line(tenant, token) + "\n", encoding="utf-8")
+    path.chmod(0o600)
+    return {"SCICUSTOM_AUTH_TOKENS_FILE": str(path), "SCICUSTOM_AUTH_TOKEN": token}
+
+
 def cluster_env(s3: S3Server, kafka: KafkaServer, es: ElasticsearchServer, home: Path, *,
                 index: str = "scicustom-items", topic_prefix: str = "scicustom",
                 extra: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The environment of a cluster-profile process talking to these servers."""
+    """The environment of a cluster-profile process talking to these servers, with a fresh bearer
+    token (dev_credentials) since the cluster profile authenticates every RPC."""
     env = {k: v for k, v in os.environ.items() if k.startswith(_PASSED_THROUGH)}
     env.update({
         "HOME": str(home), "SCICUSTOM_PROFILE": "cluster", "SCICUSTOM_HOME": str(home),
@@ -46,6 +63,7 @@ def cluster_env(s3: S3Server, kafka: KafkaServer, es: ElasticsearchServer, home:
         "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false",
         "LITELLM_LOCAL_MODEL_COST_MAP": "True",
     })
+    env.update(dev_credentials(home))
     env.update(extra or {})
     return env
 

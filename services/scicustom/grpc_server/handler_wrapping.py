@@ -16,9 +16,11 @@ StreamBehaviour = Callable[[Any, grpc.ServicerContext], Iterator[Any]]
 
 
 def rewrap(handler: grpc.RpcMethodHandler, unary: Callable[[UnaryBehaviour], UnaryBehaviour],
-           stream: Callable[[StreamBehaviour], StreamBehaviour]) -> grpc.RpcMethodHandler:
-    """`handler` with its behaviour passed through `unary` or `stream`, serializers unchanged."""
-    serializers = {"request_deserializer": handler.request_deserializer,
+           stream: Callable[[StreamBehaviour], StreamBehaviour],
+           request_deserializer: Callable[[bytes], Any] | None = None) -> grpc.RpcMethodHandler:
+    """`handler` with its behaviour passed through `unary` or `stream`; serializers unchanged unless a
+    `request_deserializer` replaces the handler's."""
+    serializers = {"request_deserializer": request_deserializer or handler.request_deserializer,
                    "response_serializer": handler.response_serializer}
     if handler.unary_unary is not None:
         return grpc.unary_unary_rpc_method_handler(unary(handler.unary_unary), **serializers)

@@ -2,13 +2,16 @@
 
 InvalidInput -> INVALID_ARGUMENT "field: problem", NotFound -> NOT_FOUND, PreconditionFailed ->
 FAILED_PRECONDITION; anything else -> INTERNAL with a generic message (the traceback goes to the
-log, not to the caller). A status the servicer set itself (`context.abort`) is kept.
+log, not to the caller). A status the servicer set itself (`context.abort`) is kept. Bytes that do not
+decode as the method's request message are INVALID_ARGUMENT "request: ..." (grpc itself would answer
+INTERNAL "Exception deserializing request!" before any handler ran).
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from typing import Any, NoReturn
 
 import grpc
@@ -43,6 +46,36 @@ def status_for(exc: Exception) -> tuple[grpc.StatusCode, str]:
     return grpc.StatusCode.INTERNAL, INTERNAL_MESSAGE
 
 
+@dataclass(frozen=True)
+class UndecodableRequest:
+    """What the tolerant deserializer hands on in place of a message it could not decode."""
+
+    problem: str
+
+
+def tolerant(deserializer: Callable[[bytes], Any] | None) -> Callable[[bytes], Any] | None:
+    if deserializer is None:  # raw-bytes handlers: nothing to decode
+        return None
+
+    def decode(data: bytes) -> Any:
+        try:
+            return deserializer(data)
+        except Exception as exc:  # protobuf raises DecodeError; any codec's failure is the caller's bytes
+            return UndecodableRequest(f"is not a valid request message for this method ({type(exc).__name__})")
+    return decode
+
+
+def decoded(request: Any) -> Any:
+    if isinstance(request, UndecodableRequest):
+        raise InvalidInput("request", request.problem)
+    return request
+
+
+def decoded_stream(requests: Iterable[Any]) -> Iterator[Any]:
+    for request in requests:
+        yield decoded(request)
+
+
 def _abort_for(exc: Exception, context: grpc.ServicerContext, method: str) -> NoReturn:
     if context.code() not in (None, grpc.StatusCode.OK):  # the servicer chose its status (abort)
         raise exc
@@ -60,12 +93,14 @@ class StatusMappingInterceptor(grpc.ServerInterceptor):
         if handler is None:  # unknown method: grpc answers UNIMPLEMENTED itself
             return None
         method = method_of(handler_call_details)
+        # A client stream is checked message by message as the servicer reads it.
+        checked = decoded_stream if handler.request_streaming else decoded
 
         def unary(behaviour: UnaryBehaviour) -> UnaryBehaviour:
             def run(request: Any, context: grpc.ServicerContext) -> Any:
                 check_deadline(context)
                 try:
-                    return behaviour(request, context)
+                    return behaviour(checked(request), context)
                 except Exception as exc:
                     _abort_for(exc, context, method)
             return run
@@ -74,9 +109,9 @@ class StatusMappingInterceptor(grpc.ServerInterceptor):
             def run(request: Any, context: grpc.ServicerContext) -> Iterator[Any]:
                 check_deadline(context)
                 try:
-                    yield from behaviour(request, context)
+                    yield from behaviour(checked(request), context)
                 except Exception as exc:
                     _abort_for(exc, context, method)
             return run
 
-        return rewrap(handler, unary, stream)
+        return rewrap(handler, unary, stream, tolerant(handler.request_deserializer))

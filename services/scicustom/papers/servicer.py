@@ -1,5 +1,6 @@
 """PaperService: paper uploads (client streaming, or an object key) into the paper stages; per-paper
-state. Stateless: a paper's state is what the stages wrote beside it in the object store."""
+state. Stateless: a paper's state is what the stages wrote beside it in the object store.
+A caller gets, watches and lists only the papers its tenant submitted (app/papers/tenant_papers.py)."""
 
 from __future__ import annotations
 
@@ -10,8 +11,10 @@ import grpc
 
 from scicustom.app.papers.paper_records import EXTRACTORS, PaperStatus, list_papers, paper_status
 from scicustom.app.papers.submission import SubmitLimits, submit_paper_stream, submit_stored_object
+from scicustom.app.papers.tenant_papers import TenantPapers
 from scicustom.bootstrap import Context
 from scicustom.core.errors import InvalidInput
+from scicustom.grpc_server.authentication import current_tenant
 from scicustom.grpc_server.server import ServiceBinding
 from scicustom.papers.v1 import papers_pb2 as pb
 from scicustom.papers.v1 import papers_pb2_grpc as pb_grpc
@@ -44,8 +47,18 @@ class PaperServicer(pb_grpc.PaperServiceServicer):
         self.limits = SubmitLimits(ctx.settings.paper_max_bytes)
         self.watch_poll_s = watch_poll_s
 
+    def _tenant_papers(self) -> TenantPapers:
+        return TenantPapers(self.ctx.store, current_tenant())
+
     def SubmitPaper(self, request_iterator: Iterator[pb.SubmitPaperChunk],
                     context: grpc.ServicerContext) -> pb.Paper:
+        papers = self._tenant_papers()
+        status = self._submit(request_iterator, papers)
+        papers.claim(status.paper_id, status.file_name)
+        return paper_message(status)
+
+    def _submit(self, request_iterator: Iterator[pb.SubmitPaperChunk],
+                papers: TenantPapers) -> PaperStatus:
         first = next(request_iterator, None)
         if first is None:
             raise InvalidInput("file_name", "the upload sent no message")
@@ -55,7 +68,8 @@ class PaperServicer(pb_grpc.PaperServiceServicer):
         if first.object_key:
             if first.data:
                 raise InvalidInput("data", "give an object_key or data, not both")
-            return paper_message(submit_stored_object(store, announce, dead_letter, first.object_key, self.limits))
+            return submit_stored_object(store, announce, dead_letter, papers.check_object_key(first.object_key),
+                                        self.limits)
 
         def chunks() -> Iterator[bytes]:
             yield first.data
@@ -63,16 +77,17 @@ class PaperServicer(pb_grpc.PaperServiceServicer):
                 yield message.data
 
         declared = first.size_bytes or None
-        return paper_message(submit_paper_stream(store, announce, dead_letter, first.file_name, chunks(), self.limits,
-                                                 declared_size=declared))
+        return submit_paper_stream(store, announce, dead_letter, first.file_name, chunks(), self.limits,
+                                   declared_size=declared)
 
     def GetPaper(self, request: pb.GetPaperRequest, context: grpc.ServicerContext) -> pb.Paper:
-        return paper_message(paper_status(self.ctx.store, request.paper_id))
+        return paper_message(paper_status(self.ctx.store, self._tenant_papers().check_visible(request.paper_id)))
 
     def WatchPaper(self, request: pb.GetPaperRequest, context: grpc.ServicerContext) -> Iterator[pb.Paper]:
+        paper_id = self._tenant_papers().check_visible(request.paper_id)
         last = None
         while context.is_active():
-            status = paper_status(self.ctx.store, request.paper_id)
+            status = paper_status(self.ctx.store, paper_id)
             message = paper_message(status)
             if message != last:
                 yield message
@@ -83,8 +98,8 @@ class PaperServicer(pb_grpc.PaperServiceServicer):
 
     def ListPapers(self, request: pb.ListPapersRequest, context: grpc.ServicerContext) -> pb.ListPapersResponse:
         state = _STATE_NAMES.get(request.state, "")
-        return pb.ListPapersResponse(papers=[paper_message(s) for s in
-                                             list_papers(self.ctx.store, state, request.limit or 1000)])
+        papers = list_papers(self.ctx.store, state, request.limit or 1000, self._tenant_papers().visible_ids())
+        return pb.ListPapersResponse(papers=[paper_message(s) for s in papers])
 
 
 def binding(ctx: Context) -> ServiceBinding:

@@ -17,6 +17,7 @@ _SHAPES = (
     (re.compile(r"(\b[a-z][a-z0-9+.-]*://)[^/\s:@]+:[^/\s@]+@", re.IGNORECASE), rf"\1{MASK}@"),
     (re.compile(r"(\bbearer\s+)[A-Za-z0-9._~+/=-]+", re.IGNORECASE), rf"\1{MASK}"),
     (re.compile(r"\b(sk|pk|rk)-[A-Za-z0-9_-]{8,}"), rf"\1-{MASK}"),
+    (re.compile(r"\bsct_[A-Za-z0-9_-]{16,}"), f"sct_{MASK}"),  # the platform's own bearer tokens
     (re.compile(r"(\b(?:api[_-]?key|secret(?:[_-]?key)?|password|passwd|token|access[_-]?key)\b[\"']?\s*[:=]\s*[\"']?)"
                 r"[^\s\"',;&]+", re.IGNORECASE), rf"\1{MASK}"),
 )

@@ -12,6 +12,7 @@ from typing import Any
 
 from google.protobuf.message import DecodeError
 
+from scicustom.app.tenancy import LOCAL_TENANT
 from scicustom.events.v1 import events_pb2 as ev
 from scicustom.ports import BusMessage, EventBus, ObjectStore
 from scicustom.telemetry.kafka_context import inject_headers, producer_span
@@ -29,9 +30,14 @@ def event_id(*parts: str) -> str:
     return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()[:32]
 
 
-def envelope(event_type: str, *, build_id: str = "", batch_id: str = "", **body: Any) -> ev.Envelope:
-    message = ev.Envelope(event_id=event_id(event_type, build_id, batch_id), type=event_type,
-                          build_id=build_id, batch_id=batch_id, schema_version=SCHEMA_VERSION, **body)
+def envelope(event_type: str, *, build_id: str = "", batch_id: str = "", tenant: str = "",
+             **body: Any) -> ev.Envelope:
+    """`tenant`: whose build a build event is about (its keys' prefix, app/tenancy.py)."""
+    # Two tenants' builds are two builds even under one id; the implicit tenant's ids are unchanged.
+    parts = (event_type, build_id, batch_id) + ((tenant,) if tenant not in ("", LOCAL_TENANT) else ())
+    message = ev.Envelope(event_id=event_id(*parts), type=event_type,
+                          build_id=build_id, batch_id=batch_id, schema_version=SCHEMA_VERSION, tenant=tenant,
+                          **body)
     message.time.FromDatetime(datetime.now(UTC))
     return message
 

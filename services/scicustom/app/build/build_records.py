@@ -5,19 +5,26 @@
   builds/<id>/timings/<stage>.json    the stage's wall time on its worker
   builds/<id>/cancel.json             CancelBuild asked the build to stop
   builds/<id>/failed.json             why it stopped (code, field, reason, stage)
+  builds/<id>/created/<stamp>.json    when a keyed build was asked for (its spec has no time, see below)
+  builds/<id>/heartbeat.json          the last stage a worker started or finished, and when (reaper.py)
+  builds/<id>/requeues.json           how often the reaper republished the build's pending event
   builds/<id>/output/<file>           the files of a finished build; manifest.json lists them
 Every key is written once with deterministic bytes, so a repeated stage rewrites equal bytes.
+A tenant's builds live under its prefix, `tenants/<tenant>/builds/<id>/...` (app/tenancy.py); the
+implicit tenant of an unauthenticated platform keeps the layout above.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import re
 import secrets
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
+from scicustom.app.tenancy import LOCAL_TENANT, tenant_prefix
 from scicustom.core.errors import NotFound
 from scicustom.ports import ObjectStore
 
@@ -57,11 +64,32 @@ def stored_object(store: ObjectStore, key: str) -> StoredObject:
     return StoredObject.of(key, store.get_bytes(key))
 
 
-def new_build_id(request_id: str = "") -> str:
-    """Sortable by creation time (newest last); a request id gives a stable suffix."""
-    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%f")
-    suffix = hashlib.sha256(request_id.encode()).hexdigest()[:8] if request_id else secrets.token_hex(4)
-    return f"b{stamp}-{suffix}"
+# An id is one segment of every build key: a bounded, plain name (new_build_id makes 31 characters),
+# so a caller's id cannot escape builds/, overflow a file name or an S3 key, or carry odd characters.
+_BUILD_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
+
+
+def is_build_id(text: str) -> bool:
+    return _BUILD_ID.fullmatch(text) is not None
+
+
+_STAMP = "%Y%m%dT%H%M%S%f"
+_STAMP_LEN = 21
+
+
+def new_build_id() -> str:
+    """Sortable by creation time (newest last)."""
+    return f"b{datetime.now(UTC).strftime(_STAMP)}-{secrets.token_hex(4)}"
+
+
+def keyed_build_id(tenant: str, request_id: str) -> str:
+    """The build of an idempotency key: every CreateBuild with that key, racing or retried, on any
+    replica, names (and writes) the same build, so two racing calls cannot make two builds."""
+    return "r" + hashlib.sha256(f"{tenant}\x1f{request_id}".encode()).hexdigest()[:40]
+
+
+def creation_stamp(moment: datetime | None = None) -> str:
+    return (moment or datetime.now(UTC)).strftime(_STAMP)
 
 
 @dataclass
@@ -92,10 +120,11 @@ class BuildState:
 
 
 class BuildRecords:
-    def __init__(self, store: ObjectStore, build_id: str) -> None:
+    def __init__(self, store: ObjectStore, build_id: str, tenant: str = LOCAL_TENANT) -> None:
         self.store = store
         self.build_id = build_id
-        self.root = f"{PREFIX}{build_id}/"
+        self.tenant = tenant
+        self.root = f"{tenant_prefix(tenant)}{PREFIX}{build_id}/"
 
     # keys -------------------------------------------------------------------------------------
     @property
@@ -115,6 +144,22 @@ class BuildRecords:
     @property
     def failed_key(self) -> str:
         return self.root + "failed.json"
+
+    def created_key(self, stamp: str) -> str:
+        return f"{self.root}created/{stamp}.json"
+
+    @property
+    def heartbeat_key(self) -> str:
+        return self.root + "heartbeat.json"
+
+    @property
+    def requeues_key(self) -> str:
+        return self.root + "requeues.json"
+
+    def beat(self, stage: str, phase: str, at: datetime | None = None) -> None:
+        """The build is alive: a worker started or finished `stage` (the reaper watches this)."""
+        self.write_json(self.heartbeat_key, {"stage": stage, "phase": phase,
+                                             "at": (at or datetime.now(UTC)).isoformat()})
 
     def output_key(self, name: str) -> str:
         return f"{self.root}output/{name}"
@@ -153,7 +198,8 @@ class BuildRecords:
             seconds = float(self.read_json(timing)["seconds"]) if timing in present else 0.0
             done_key = self.manifest_key if stage == "complete" else self.stage_key(stage)
             stages.append((stage, done_key in present, seconds))
-        state = BuildState(self.build_id, "queued", spec["created"], spec, stages)
+        state = BuildState(self.build_id, "queued", spec.get("created") or _created(self.root, present), spec,
+                           stages)
         if self.manifest_key in present:
             manifest = self.read_json(self.manifest_key)
             state.state, state.files, state.n_mcq = "succeeded", manifest["files"], int(manifest["n_mcq"])
@@ -167,7 +213,24 @@ class BuildRecords:
         return state
 
 
-def list_build_ids(store: ObjectStore) -> list[str]:
-    """Every build id, oldest first (ids sort by creation time)."""
-    ids = {key[len(PREFIX):].split("/", 1)[0] for key in store.list_keys(PREFIX) if key.endswith("/spec.json")}
-    return sorted(ids)
+def list_build_ids(store: ObjectStore, tenant: str = LOCAL_TENANT) -> list[str]:
+    """Every build id of the tenant, oldest first (ids sort by creation time)."""
+    prefix = f"{tenant_prefix(tenant)}{PREFIX}"
+    keys = store.list_keys(prefix)
+    ids = {key[len(prefix):].split("/", 1)[0] for key in keys if key.endswith("/spec.json")}
+    # A time-stamped id sorts by its stamp; a keyed id by its earliest created/<stamp> marker.
+    stamps = {build_id: build_id[1:1 + _STAMP_LEN] for build_id in ids if build_id.startswith("b")}
+    for key in keys:
+        build_id, _, rest = key[len(prefix):].partition("/")
+        if build_id in ids and rest.startswith("created/"):
+            stamp = rest[len("created/"):-len(".json")]
+            stamps[build_id] = min(stamps.get(build_id, stamp), stamp)
+    return sorted(ids, key=lambda build_id: (stamps.get(build_id, ""), build_id))
+
+
+def _created(root: str, present: set[str]) -> str:
+    """A keyed build's creation time: its earliest created/<stamp> marker (racing calls may leave two)."""
+    stamps = sorted(key[len(root) + len("created/"):-len(".json")] for key in present
+                    if key.startswith(root + "created/"))
+    moment = datetime.strptime(stamps[0], _STAMP).replace(tzinfo=UTC) if stamps else datetime.now(UTC)
+    return moment.isoformat()

@@ -38,17 +38,17 @@ def is_previous_build(out: Path) -> bool:
     return isinstance(config, dict) and "scicustom_version" in config
 
 
-def check_output_dir(out: Path, force: bool) -> None:
+def check_output_dir(out: Path, force: bool, field: str = "--out") -> None:
     """`--force` replaces an empty folder or a previous build, nothing else: pointed at the wrong
-    folder (a thesis, a home directory) it must refuse, not delete."""
+    folder (a thesis, a home directory) it must refuse, not delete. `field` names the flag in errors."""
     if not out.exists():
         return
     if not force:
-        raise InvalidInput("--out", f"{out} already exists; pass --force to replace it")
+        raise InvalidInput(field, f"{out} already exists; pass --force to replace it")
     if not out.is_dir():
-        raise InvalidInput("--out", f"{out} exists and is not a directory")
+        raise InvalidInput(field, f"{out} exists and is not a directory")
     if any(out.iterdir()) and not is_previous_build(out):
-        raise InvalidInput("--out", f"{out} is not a previous build (no config.json written by scicustom); "
+        raise InvalidInput(field, f"{out} is not a previous build (no config.json written by scicustom); "
                                     "--force replaces only builds: choose another folder or empty it")
 
 

@@ -13,6 +13,7 @@ from typing import Any
 from scicustom.app.build.build_records import BuildRecords
 from scicustom.app.build.output_writer import canonical_json
 from scicustom.app.report.build_report import REPORT_FILE, build_report_html
+from scicustom.app.tenancy import LOCAL_TENANT
 from scicustom.core.build.build_diff import BUILD_FILES, build_diff, parse_build_files
 from scicustom.core.errors import InvalidInput
 from scicustom.ports import ObjectStore
@@ -26,9 +27,9 @@ def previous_build_dir(path: Path, field: str = "--since") -> dict[str, Any]:
     return parse_build_files(files, field)
 
 
-def previous_stored_build(store: ObjectStore, build_id: str) -> dict[str, Any]:
-    """A distributed build's outputs in the object store, parsed for the diff."""
-    records = BuildRecords(store, build_id)
+def previous_stored_build(store: ObjectStore, build_id: str, tenant: str = LOCAL_TENANT) -> dict[str, Any]:
+    """A distributed build's outputs in the object store (the tenant's), parsed for the diff."""
+    records = BuildRecords(store, build_id, tenant)
     files = {name: store.get_bytes(records.output_key(name)).decode("utf-8") for name in BUILD_FILES
              if store.exists(records.output_key(name))}
     return parse_build_files(files, "since_build_id")

@@ -3,6 +3,7 @@ this stage's step of the core pipeline, store its record (the Kafka stage worker
 
 Idempotent on (build id, stage): a stage whose record exists is not computed again, so a worker
 killed between writing and committing costs a redelivery, never a second, different result.
+The build's tenant (from its event) says under which prefix its records live (app/tenancy.py).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from scicustom.app.build.build_records import (
     BuildRecords,
     StoredObject,
     StoreHolder,
+    is_build_id,
     put_object,
     stored_object,
 )
@@ -23,6 +25,7 @@ from scicustom.app.build.build_spec import BuildSpec
 from scicustom.app.build.output_files import render_files
 from scicustom.app.build.request import JuryOptions
 from scicustom.app.build.since import previous_stored_build, with_diff
+from scicustom.app.tenancy import LOCAL_TENANT, is_tenant
 from scicustom.core.build.pipeline import BuildPipeline, BuildWorld
 from scicustom.core.build.stage_records import CandidateList, CutoffStage, Generated, Selection, VotedUnits
 from scicustom.core.canonical_json import canonical_bytes
@@ -76,11 +79,12 @@ class BuildStage:
     def store(self) -> ObjectStore:
         return self._holder.store
 
-    def knows(self, build_id: str) -> bool:
-        return BuildRecords(self.store, build_id).exists()
+    def knows(self, build_id: str, tenant: str = LOCAL_TENANT) -> bool:
+        return (is_build_id(build_id) and (tenant == "" or is_tenant(tenant))
+                and BuildRecords(self.store, build_id, tenant).exists())
 
-    def run(self, build_id: str) -> StageOutcome:
-        records = BuildRecords(self.store, build_id)
+    def run(self, build_id: str, tenant: str = LOCAL_TENANT) -> StageOutcome:
+        records = BuildRecords(self.store, build_id, tenant)
         if self.store.exists(records.failed_key):
             return None  # failed or cancelled earlier; its failure is already announced
         if self.store.exists(records.cancel_key):
@@ -89,13 +93,17 @@ class BuildStage:
         spec = BuildSpec.from_record(stored["spec"])
         try:
             if self.stage == "complete":
-                return self._complete(records, spec, str(stored.get("since_build_id", "")))
+                return self._complete(records, spec, str(stored.get("since_build_id", "")), tenant)
             if not self.store.exists(records.stage_key(self.stage)):
+                # Beats only when computing: the reaper (reaper.py) requeues a build whose beats stop,
+                # and a redelivered stage whose record exists rewrites nothing.
+                records.beat(self.stage, "started")
                 started = time.perf_counter()
                 record = self._compute(records, spec)
                 records.write_json(records.timing_key(self.stage),
                                    {"seconds": round(time.perf_counter() - started, 3)})
                 put_object(self.store, records.stage_key(self.stage), canonical_bytes(record))
+                records.beat(self.stage, "done")
         except InvalidInput as exc:
             return self._failed(records, "INVALID_ARGUMENT", exc.problem, exc.field)
         except PreconditionFailed as exc:
@@ -103,10 +111,15 @@ class BuildStage:
         seconds = float(records.read_json(records.timing_key(self.stage))["seconds"])
         return StageCompleted(self.stage, stored_object(self.store, records.stage_key(self.stage)), seconds)
 
-    def fail(self, build_id: str, code: str, reason: str) -> BuildFailed | None:
-        """Fail the build (a dead-lettered event); None for a build that does not exist."""
-        records = BuildRecords(self.store, build_id)
-        return self._failed(records, code, reason) if build_id and records.exists() else None
+    def fail(self, build_id: str, code: str, reason: str, tenant: str = LOCAL_TENANT) -> BuildFailed | None:
+        """Fail the build (a dead-lettered event); None for a build that does not exist or has
+        succeeded (a damaged or forged copy of one of its events fails nothing)."""
+        if not self.knows(build_id, tenant):
+            return None
+        records = BuildRecords(self.store, build_id, tenant)
+        if self.store.exists(records.manifest_key):
+            return None
+        return self._failed(records, code, reason)
 
     # -- the stages --------------------------------------------------------------------------------
     def _pipeline(self, spec: BuildSpec) -> tuple[BuildPipeline, Requirement]:
@@ -131,9 +144,10 @@ class BuildStage:
         selection = Selection.from_record(records.stage_record("select"))
         return pipeline.stage_generate(requirement, params, listed, selection).to_record()
 
-    def _complete(self, records: BuildRecords, spec: BuildSpec, since: str) -> BuildCompleted:
-        """`since`: the build the outputs are compared with (diff.json), or ""."""
+    def _complete(self, records: BuildRecords, spec: BuildSpec, since: str, tenant: str) -> BuildCompleted:
+        """`since`: the build (of the same tenant) the outputs are compared with (diff.json), or ""."""
         if not self.store.exists(records.manifest_key):
+            records.beat(self.stage, "started")
             started = time.perf_counter()
             requirement = spec.validate()
             world, versions = self.worlds.get(requirement, spec.params.seed, spec.jury)
@@ -145,7 +159,7 @@ class BuildStage:
                 Generated.from_record(records.stage_record("generate")), spec.params.min_items)
             files = with_diff(render_files(requirement, spec.params, spec.jury, versions, result,
                                            world.mcq_writer.name if world.mcq_writer else None),
-                              previous_stored_build(self.store, since) if since else None, since)
+                              previous_stored_build(self.store, since, tenant) if since else None, since)
             listed = []
             for name, text in files.items():
                 ref = put_object(self.store, records.output_key(name), text.encode())

@@ -10,6 +10,9 @@ turns its build.completed into build.updated.
 
 One `standing` worker runs (the chart pins it to one replica): the record is read, changed and
 written back, and the object store has no compare-and-set.
+
+The records are one platform-wide index (every indexed batch is counted against all of them), each
+naming its tenant; the builds they make live under that tenant's prefix (app/tenancy.py).
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from scicustom.app.build.build_records import BuildRecords, StoreHolder
 from scicustom.app.stored_json import read_json, write_json
+from scicustom.app.tenancy import LOCAL_TENANT
 from scicustom.core.errors import InvalidInput
 
 if TYPE_CHECKING:
@@ -27,8 +31,8 @@ if TYPE_CHECKING:
 
 STANDING_PREFIX = "standing/"
 REMEMBERED_BATCHES = 2000  # counted batch ids kept per record (redelivered events are recent)
-# (spec of this build, compare with this build or "", standing id) -> the new build
-RebuildFn = Callable[[str, str, str], "CreatedBuild"]
+# (spec of this build, compare with this build or "", standing id, tenant) -> the new build
+RebuildFn = Callable[[str, str, str, str], "CreatedBuild"]
 
 
 @dataclass
@@ -40,6 +44,7 @@ class StandingRecord:
     pending: int = 0                                   # new items carrying a voted unit since the latest build
     counted_batches: list[str] = field(default_factory=list)
     builds: list[str] = field(default_factory=list)    # every build of this standing build, oldest first
+    tenant: str = LOCAL_TENANT                         # whose builds these are (records before tenancy: local)
 
     @classmethod
     def from_record(cls, record: dict[str, Any]) -> StandingRecord:
@@ -68,8 +73,9 @@ class StandingBuilds:
             raise InvalidInput("standing_id", f"{standing_id!r} is not a standing build id")
         return f"{STANDING_PREFIX}{standing_id}.json"
 
-    def register(self, standing_id: str, build_id: str, min_new_items: int) -> StandingRecord:
-        record = StandingRecord(standing_id, min_new_items, build_id, builds=[build_id])
+    def register(self, standing_id: str, build_id: str, min_new_items: int,
+                 tenant: str = LOCAL_TENANT) -> StandingRecord:
+        record = StandingRecord(standing_id, min_new_items, build_id, builds=[build_id], tenant=tenant)
         self._save(record)
         return record
 
@@ -93,7 +99,7 @@ class StandingBuilds:
         created = []
         for standing_id in self.ids():
             record = self.get(standing_id)
-            latest = BuildRecords(self._holder.store, record.latest_build_id)
+            latest = BuildRecords(self._holder.store, record.latest_build_id, record.tenant)
             state = latest.state().state
             if state == "succeeded":
                 record.last_succeeded_build_id = record.latest_build_id
@@ -102,16 +108,16 @@ class StandingBuilds:
                 record.pending += sum(1 for _, units in tagged if voted.intersection(units))
                 record.counted_batches = [*record.counted_batches, batch_id][-REMEMBERED_BATCHES:]
             if record.pending >= record.min_new_items and state in ("succeeded", "failed", "cancelled"):
-                build = rebuild(record.latest_build_id, record.last_succeeded_build_id, standing_id)
+                build = rebuild(record.latest_build_id, record.last_succeeded_build_id, standing_id, record.tenant)
                 record.latest_build_id, record.pending = build.build_id, 0
                 record.builds.append(build.build_id)
                 created.append(build)
             self._save(record)
         return created
 
-    def updated(self, build_id: str) -> UpdatedBuild | None:
+    def updated(self, build_id: str, tenant: str = LOCAL_TENANT) -> UpdatedBuild | None:
         """build.updated for a finished build of a standing build that was compared with an earlier one."""
-        records = BuildRecords(self._holder.store, build_id)
+        records = BuildRecords(self._holder.store, build_id, tenant)
         if not records.exists():
             return None
         stored = records.read_json(records.spec_key)

@@ -6,7 +6,6 @@ is recorded as imported is skipped; re-reading a source adds nothing that is alr
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
@@ -14,6 +13,7 @@ from tqdm import tqdm
 
 from scicustom.core.corpus_import import ImportReport, RawRecord, SourceReport, merge_source
 from scicustom.core.errors import InvalidInput
+from scicustom.core.jsonl import NotJSON, json_loads
 from scicustom.ports import CorpusRepository, CorpusSource, PackagedCorpus
 
 
@@ -65,21 +65,29 @@ def import_packaged(
 
 
 def _user_records(path: Path) -> Iterator[RawRecord]:
-    # Not core.jsonl: a line that is not a JSON object is counted as malformed, never fatal.
-    with path.open(encoding="utf-8") as lines:
-        for number, line in enumerate(lines, 1):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError:
-                obj = None
-            if not isinstance(obj, dict):
-                yield RawRecord(origin=f"{path}:{number}")  # counted as malformed
-                continue
-            yield RawRecord(origin=f"{path}:{number}", subject=str(obj.get("subject", "")),
-                            question=obj.get("question"), options=obj.get("options"),
-                            answer_index=obj.get("answer_index"), answer=obj.get("answer"))
+    # Not parse_jsonl: a line that is not a JSON object is counted as malformed, never fatal; a file
+    # that is not UTF-8 text is refused whole (nothing is imported: the items are saved at the end).
+    try:
+        with path.open(encoding="utf-8") as lines:
+            yield from _records_of_lines(path, lines)
+    except UnicodeDecodeError:
+        raise InvalidInput("--jsonl", f"{path.name} is not UTF-8 text") from None
+
+
+def _records_of_lines(path: Path, lines: Iterable[str]) -> Iterator[RawRecord]:
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            obj = json_loads(line)
+        except NotJSON:
+            obj = None
+        if not isinstance(obj, dict):
+            yield RawRecord(origin=f"{path}:{number}")  # counted as malformed
+            continue
+        yield RawRecord(origin=f"{path}:{number}", subject=str(obj.get("subject", "")),
+                        question=obj.get("question"), options=obj.get("options"),
+                        answer_index=obj.get("answer_index"), answer=obj.get("answer"))
 
 
 def import_jsonl(repo: CorpusRepository, path: Path, source: str, licence: str) -> ImportReport:

@@ -285,9 +285,14 @@ def get_batch(store: ObjectStore, batch_id: str) -> BatchState:
 
 
 def record_failure(store: ObjectStore, batch_id: str, stage: str, error: str) -> None:
-    """Notes beside a stored batch that `stage` gave it up (GetBatch reports it); ignores unknown batches."""
-    if is_batch_id(batch_id) and store.exists(BatchKeys(batch_id).imported):
-        store.put_bytes(BatchKeys(batch_id).failed(stage), canonical_bytes({"stage": stage, "error": error}))
+    """Notes beside a stored batch that `stage` gave it up (GetBatch reports it); ignores unknown batches
+    and a stage that already wrote its output (a damaged or forged copy of its event fails nothing)."""
+    if not is_batch_id(batch_id):
+        return
+    keys = BatchKeys(batch_id)
+    done = keys.tagged if stage == "tag" else keys.indexed
+    if store.exists(keys.imported) and not store.exists(done):
+        store.put_bytes(keys.failed(stage), canonical_bytes({"stage": stage, "error": error}))
 
 
 def clear_failure(store: ObjectStore, batch_id: str, stage: str) -> None:

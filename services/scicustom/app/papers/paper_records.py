@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -93,8 +94,19 @@ def identity_key(identity: str) -> str:
     return f"{IDENTITIES_PREFIX}{hashlib.sha256(identity.encode()).hexdigest()[:32]}.json"
 
 
+def stage_succeeded(store: ObjectStore, paper_id: str, stage: str) -> bool:
+    """Whether `stage` ("parse", "extract-<extractor>") already wrote its result for the paper."""
+    keys = PaperKeys(paper_id)
+    if stage == "parse":
+        return store.exists(keys.parsed)
+    return stage.startswith("extract-") and store.exists(keys.report(stage.removeprefix("extract-")))
+
+
 def record_failure(store: ObjectStore, paper_id: str, stage: str, reason: str, file_name: str = "") -> None:
-    """FAILED with the reason (the dead-letter path of every paper stage writes it)."""
+    """FAILED with the reason (the dead-letter path of every paper stage writes it). A stage that
+    already succeeded keeps its result: a damaged or forged copy of its event fails nothing."""
+    if stage_succeeded(store, paper_id, stage):
+        return
     record = {"stage": stage, "reason": reason, **({"file_name": file_name} if file_name else {})}
     write_json(store, PaperKeys(paper_id).failed, record)
 
@@ -190,12 +202,16 @@ def paper_status(store: ObjectStore, paper_id: str) -> PaperStatus:
     return status
 
 
-def list_papers(store: ObjectStore, state: str = "", limit: int = 1000) -> list[PaperStatus]:
-    """Papers in id order, optionally only those in `state`; at most `limit`."""
+def list_papers(store: ObjectStore, state: str = "", limit: int = 1000,
+                only: Collection[str] | None = None) -> list[PaperStatus]:
+    """Papers in id order, optionally only those in `state` and among `only` (a tenant's,
+    tenant_papers.py); at most `limit`."""
     if limit < 1:
         raise InvalidInput("limit", "must be >= 1")
     ids = sorted({k[len(PAPERS_PREFIX):].split("/", 1)[0] for k in store.list_keys(PAPERS_PREFIX)
                   if k.endswith(("/paper.json", "/failed.json"))})
+    if only is not None:
+        ids = [paper_id for paper_id in ids if paper_id in only]
     out = []
     for paper_id in ids:
         if not _PAPER_ID.fullmatch(paper_id):

@@ -103,5 +103,7 @@ def submit_stored_object(store: ObjectStore, announce: AnnouncePaper, dead_lette
     try:
         data = store.get_bytes(key)
     except KeyError:
-        raise InvalidInput("object_key", f"no object {key!r}") from None
+        raise InvalidInput("object_key", f"no object {key[:200]!r}") from None
+    except ValueError:  # every store refuses a key outside its key rule ('/', '..', empty segments)
+        raise InvalidInput("object_key", f"{key[:200]!r} is not an object key") from None
     return submit_paper_stream(store, announce, dead_letter, key, [data], limits, declared_size=len(data))

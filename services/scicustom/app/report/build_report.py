@@ -8,12 +8,12 @@ give the same bytes for the same build.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from scicustom.app.report.build_file_shapes import check_document
 from scicustom.app.report.charts import BLUE, GREEN, GREY, ORANGE, RED, SERIES, chart, label
 from scicustom.app.report.html_page import (
     Markup,
@@ -29,7 +29,7 @@ from scicustom.app.report.html_page import (
 )
 from scicustom.core.errors import InvalidInput
 from scicustom.core.evaluation.benchmark_lines import LABELS, split_query
-from scicustom.core.jsonl import parse_jsonl
+from scicustom.core.jsonl import NotJSON, json_loads, parse_jsonl
 
 REPORT_FILE = "report.html"
 BUILD_FILES = ("voting.json", "candidates.jsonl", "cutoff.json", "proxy.jsonl", "benchmark.jsonl",
@@ -59,15 +59,23 @@ class BuildFiles:
 
         def document(name: str) -> dict[str, Any]:
             try:
-                value = json.loads(files[name])
-            except json.JSONDecodeError as exc:
-                raise InvalidInput(f"{where} {name}", f"not JSON: {exc.msg}") from None
+                value = json_loads(files[name])
+            except NotJSON as exc:
+                raise InvalidInput(f"{where} {name}", f"not JSON: {exc}") from None
             if not isinstance(value, dict):
                 raise InvalidInput(f"{where} {name}", "expected a JSON object")
+            check_document(value, name, where)
             return value
 
         def rows(name: str) -> list[dict[str, Any]]:
-            return [row for _, row in parse_jsonl(files[name].splitlines(), f"{where} {name}")]
+            found = []
+            for location, row in parse_jsonl(files[name].splitlines(), f"{where} {name}"):
+                try:
+                    check_document(row, name, where)
+                except InvalidInput as exc:  # name the row too
+                    raise InvalidInput(location, exc.problem) from None
+                found.append(row)
+            return found
 
         return cls(voting=document("voting.json"), candidates=rows("candidates.jsonl"),
                    cutoff=document("cutoff.json"), proxy=rows("proxy.jsonl"), benchmark=rows("benchmark.jsonl"),
@@ -190,11 +198,12 @@ def _candidates(build: BuildFiles) -> Section:
     data: list[dict[str, Any]] = [{
         "type": "scatter", "mode": "lines", "name": curve_name, "line": {"shape": "hv", "color": GREY},
         "x": [c["rank"] for c in candidates],
-        "y": [c["similarity"] if embedding else len(c.get("shared_units", [])) for c in candidates],
+        "y": [c.get("similarity") if embedding else len(c.get("shared_units", [])) for c in candidates],
         "hovertemplate": "position %{x}: %{y}<extra></extra>"}]
     accepted = cutoff.get("accepted_votes", {})
     if accepted:
-        kept = sorted((position[i], votes) for i, votes in accepted.items() if i in position)
+        # by position only: two items at one position (an edited file) must not compare their votes
+        kept = sorted(((position[i], votes) for i, votes in accepted.items() if i in position), key=lambda p: p[0])
         data.append({"type": "scatter", "mode": "markers", "name": "accepted by the jury", "yaxis": "y2",
                      "x": [p for p, _ in kept], "y": [_share(v) for _, v in kept],
                      "marker": {"size": 7, "color": BLUE, "symbol": "line-ns-open", "line": {"width": 2}},

@@ -156,3 +156,27 @@ class BuildProgress(_message.Message):
     stages_done: int
     stages_total: int
     def __init__(self, build: _Optional[_Union[Build, _Mapping]] = ..., current_stage: _Optional[str] = ..., stages_done: _Optional[int] = ..., stages_total: _Optional[int] = ...) -> None: ...
+
+class DownloadArtifactsRequest(_message.Message):
+    __slots__ = ("build_id", "names")
+    BUILD_ID_FIELD_NUMBER: _ClassVar[int]
+    NAMES_FIELD_NUMBER: _ClassVar[int]
+    build_id: str
+    names: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, build_id: _Optional[str] = ..., names: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class ArtifactChunk(_message.Message):
+    __slots__ = ("name", "offset", "data", "last", "sha256", "size_bytes")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    OFFSET_FIELD_NUMBER: _ClassVar[int]
+    DATA_FIELD_NUMBER: _ClassVar[int]
+    LAST_FIELD_NUMBER: _ClassVar[int]
+    SHA256_FIELD_NUMBER: _ClassVar[int]
+    SIZE_BYTES_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    offset: int
+    data: bytes
+    last: bool
+    sha256: str
+    size_bytes: int
+    def __init__(self, name: _Optional[str] = ..., offset: _Optional[int] = ..., data: _Optional[bytes] = ..., last: _Optional[bool] = ..., sha256: _Optional[str] = ..., size_bytes: _Optional[int] = ...) -> None: ...

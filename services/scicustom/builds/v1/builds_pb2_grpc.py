@@ -59,6 +59,11 @@ class BuildServiceStub:
                 request_serializer=scicustom_dot_builds_dot_v1_dot_builds__pb2.CancelBuildRequest.SerializeToString,
                 response_deserializer=scicustom_dot_builds_dot_v1_dot_builds__pb2.Build.FromString,
                 _registered_method=True)
+        self.DownloadArtifacts = channel.unary_stream(
+                '/scicustom.builds.v1.BuildService/DownloadArtifacts',
+                request_serializer=scicustom_dot_builds_dot_v1_dot_builds__pb2.DownloadArtifactsRequest.SerializeToString,
+                response_deserializer=scicustom_dot_builds_dot_v1_dot_builds__pb2.ArtifactChunk.FromString,
+                _registered_method=True)
 
 
 class BuildServiceServicer:
@@ -99,6 +104,18 @@ class BuildServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def DownloadArtifacts(self, request, context):
+        """Streams a SUCCEEDED build's files (thin-coverage builds included), so a caller never holds
+        object-store credentials: the service reads the store. Files in Build.files order (or in the
+        order of `names`), each as one or more chunks; the service checks each file against its
+        OutputFile.sha256 before the file's last chunk goes out. NOT_FOUND for an unknown build_id,
+        FAILED_PRECONDITION for a build that has not succeeded, INVALID_ARGUMENT "names: ..." for a
+        name that is not one of the build's files.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_BuildServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -126,6 +143,11 @@ def add_BuildServiceServicer_to_server(servicer, server):
                     servicer.CancelBuild,
                     request_deserializer=scicustom_dot_builds_dot_v1_dot_builds__pb2.CancelBuildRequest.FromString,
                     response_serializer=scicustom_dot_builds_dot_v1_dot_builds__pb2.Build.SerializeToString,
+            ),
+            'DownloadArtifacts': grpc.unary_stream_rpc_method_handler(
+                    servicer.DownloadArtifacts,
+                    request_deserializer=scicustom_dot_builds_dot_v1_dot_builds__pb2.DownloadArtifactsRequest.FromString,
+                    response_serializer=scicustom_dot_builds_dot_v1_dot_builds__pb2.ArtifactChunk.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -263,6 +285,33 @@ class BuildService:
             '/scicustom.builds.v1.BuildService/CancelBuild',
             scicustom_dot_builds_dot_v1_dot_builds__pb2.CancelBuildRequest.SerializeToString,
             scicustom_dot_builds_dot_v1_dot_builds__pb2.Build.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def DownloadArtifacts(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_stream(
+            request,
+            target,
+            '/scicustom.builds.v1.BuildService/DownloadArtifacts',
+            scicustom_dot_builds_dot_v1_dot_builds__pb2.DownloadArtifactsRequest.SerializeToString,
+            scicustom_dot_builds_dot_v1_dot_builds__pb2.ArtifactChunk.FromString,
             options,
             channel_credentials,
             insecure,

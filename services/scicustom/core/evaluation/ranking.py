@@ -29,6 +29,16 @@ def ranking_document(scores: Mapping[str, float], metric: str = "accuracy",
     return {"metric": metric, **extra, "ranking": entries}
 
 
+def _finite_number(value: Any) -> bool:
+    """A JSON number a float can hold: not a bool, NaN, infinity or an integer past float's range."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return False
+    try:
+        return math.isfinite(value)
+    except OverflowError:  # math.isfinite(10**400) converts to float first
+        return False
+
+
 def read_ranking(document: Any, source: str) -> dict[str, float]:
     """Model -> score from a ranking document, a `results.json` of `evaluate`, or a plain
     `{"model": score}` object (for reference rankings written by hand)."""
@@ -47,9 +57,8 @@ def read_ranking(document: Any, source: str) -> dict[str, float]:
         raise InvalidInput(source, "expected a JSON object")
     scores: dict[str, float] = {}
     for model, score in pairs:
-        if not isinstance(model, str) or isinstance(score, bool) or not isinstance(score, int | float) \
-                or not math.isfinite(score):
-            raise InvalidInput(source, f"model {model!r} needs a finite numeric score, got {score!r}")
+        if not isinstance(model, str) or not _finite_number(score):
+            raise InvalidInput(source, f"model {model!r} needs a finite numeric score, got {score!r:.40}")
         if model in scores:
             raise InvalidInput(source, f"model {model!r} appears twice")
         scores[model] = float(score)

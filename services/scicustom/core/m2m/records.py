@@ -13,13 +13,13 @@ kept as they are, numbers and booleans become `str(value)`, anything else is an 
 from __future__ import annotations
 
 import io
-import json
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from scicustom.core.errors import InvalidInput
+from scicustom.core.jsonl import NotJSON, json_loads
 
 MISSING_AS_STR = "nan"  # str(float("nan")): what the reference sees for a missing non-text value
 
@@ -74,9 +74,9 @@ def records_from_jsonl(data: bytes, text_columns: Iterable[str], *, missing_as_e
         if not line.strip():
             continue
         try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InvalidInput("input", f"line {number} is not JSON: {exc.msg}") from exc
+            row = json_loads(line)
+        except NotJSON as exc:
+            raise InvalidInput("input", f"line {number} is not JSON: {exc}") from exc
         if not isinstance(row, dict):
             raise InvalidInput("input", f"line {number} is not a JSON object")
         rows.append(row)

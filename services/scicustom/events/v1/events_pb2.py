@@ -25,7 +25,7 @@ _sym_db = _symbol_database.Default()
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n scicustom/events/v1/events.proto\x12\x13scicustom.events.v1\x1a\x1fgoogle/protobuf/timestamp.proto\">\n\x0b\x41rtifactRef\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\x0e\n\x06sha256\x18\x02 \x01(\t\x12\x12\n\nsize_bytes\x18\x03 \x01(\x04\"\xb8\x04\n\x08\x45nvelope\x12\x10\n\x08\x65vent_id\x18\x01 \x01(\t\x12\x0c\n\x04type\x18\x02 \x01(\t\x12\x10\n\x08\x62uild_id\x18\x03 \x01(\t\x12\x10\n\x08\x62\x61tch_id\x18\x04 \x01(\t\x12(\n\x04time\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x16\n\x0eschema_version\x18\x06 \x01(\r\x12>\n\x0f\x62uild_requested\x18\n \x01(\x0b\x32#.scicustom.events.v1.BuildRequestedH\x00\x12>\n\x0fstage_completed\x18\x0b \x01(\x0b\x32#.scicustom.events.v1.StageCompletedH\x00\x12>\n\x0f\x62uild_completed\x18\x0c \x01(\x0b\x32#.scicustom.events.v1.BuildCompletedH\x00\x12\x38\n\x0c\x62uild_failed\x18\r \x01(\x0b\x32 .scicustom.events.v1.BuildFailedH\x00\x12\x36\n\x0bitems_batch\x18\x0e \x01(\x0b\x32\x1f.scicustom.events.v1.ItemsBatchH\x00\x12\x30\n\x05paper\x18\x0f \x01(\x0b\x32\x1f.scicustom.events.v1.PaperEventH\x00\x12:\n\rbuild_updated\x18\x10 \x01(\x0b\x32!.scicustom.events.v1.BuildUpdatedH\x00\x42\x06\n\x04\x62ody\"@\n\x0e\x42uildRequested\x12.\n\x04spec\x18\x01 \x01(\x0b\x32 .scicustom.events.v1.ArtifactRef\"d\n\x0eStageCompleted\x12\r\n\x05stage\x18\x01 \x01(\t\x12\x32\n\x08\x61rtifact\x18\x02 \x01(\x0b\x32 .scicustom.events.v1.ArtifactRef\x12\x0f\n\x07seconds\x18\x03 \x01(\x01\"S\n\x0e\x42uildCompleted\x12\x32\n\x08manifest\x18\x01 \x01(\x0b\x32 .scicustom.events.v1.ArtifactRef\x12\r\n\x05n_mcq\x18\x02 \x01(\r\"\x9d\x01\n\x0c\x42uildUpdated\x12\x13\n\x0bstanding_id\x18\x01 \x01(\t\x12\x19\n\x11previous_build_id\x18\x02 \x01(\t\x12.\n\x04\x64iff\x18\x03 \x01(\x0b\x32 .scicustom.events.v1.ArtifactRef\x12\r\n\x05\x61\x64\x64\x65\x64\x18\x04 \x01(\r\x12\x0f\n\x07removed\x18\x05 \x01(\r\x12\r\n\x05n_mcq\x18\x06 \x01(\r\"I\n\x0b\x42uildFailed\x12\r\n\x05stage\x18\x01 \x01(\t\x12\x0c\n\x04\x63ode\x18\x02 \x01(\t\x12\r\n\x05\x66ield\x18\x03 \x01(\t\x12\x0e\n\x06reason\x18\x04 \x01(\t\"t\n\nItemsBatch\x12/\n\x05items\x18\x01 \x01(\x0b\x32 .scicustom.events.v1.ArtifactRef\x12\r\n\x05\x63ount\x18\x02 \x01(\r\x12\x0e\n\x06source\x18\x03 \x01(\t\x12\x16\n\x0etagger_version\x18\x04 \x01(\t\"\xaf\x01\n\nPaperEvent\x12\x32\n\x08\x61rtifact\x18\x01 \x01(\x0b\x32 .scicustom.events.v1.ArtifactRef\x12\x11\n\tfile_name\x18\x02 \x01(\t\x12\x11\n\textractor\x18\x03 \x01(\t\x12\x0e\n\x06status\x18\x04 \x01(\t\x12\x11\n\tinstances\x18\x05 \x01(\r\x12\x10\n\x08rejected\x18\x06 \x01(\r\x12\x12\n\nsuperseded\x18\x07 \x01(\t\"\xec\x01\n\nDeadLetter\x12\r\n\x05stage\x18\x01 \x01(\t\x12\r\n\x05topic\x18\x02 \x01(\t\x12\x11\n\tpartition\x18\x03 \x01(\x05\x12\x0e\n\x06offset\x18\x04 \x01(\x03\x12\r\n\x05value\x18\x05 \x01(\x0c\x12=\n\x07headers\x18\x06 \x03(\x0b\x32,.scicustom.events.v1.DeadLetter.HeadersEntry\x12\r\n\x05\x65rror\x18\x07 \x01(\t\x12\x10\n\x08\x61ttempts\x18\x08 \x01(\r\x1a.\n\x0cHeadersEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n scicustom/events/v1/events.proto\x12\x13scicustom.events.v1\x1a\x1fgoogle/protobuf/timestamp.proto\">\n\x0b\x41rtifactRef\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\x0e\n\x06sha256\x18\x02 \x01(\t\x12\x12\n\nsize_bytes\x18\x03 \x01(\x04\"\xc8\x04\n\x08\x45nvelope\x12\x10\n\x08\x65vent_id\x18\x01 \x01(\t\x12\x0c\n\x04type\x18\x02 \x01(\t\x12\x10\n\x08\x62uild_id\x18\x03 \x01(\t\x12\x10\n\x08\x62\x61tch_id\x18\x04 \x01(\t\x12(\n\x04time\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x16\n\x0eschema_version\x18\x06 \x01(\r\x12\x0e\n\x06tenant\x18\x07 \x01(\t\x12>\n\x0f\x62uild_requested\x18\n \x01(\x0b\x32#.scicustom.events.v1.BuildRequestedH\x00\x12>\n\x0fstage_completed\x18\x0b \x01(\x0b\x32#.scicustom.events.v1.StageCompletedH\x00\x12>\n\x0f\x62uild_completed\x18\x0c \x01(\x0b\x32#.scicustom.events.v1.BuildCompletedH\x00\x12\x38\n\x0c\x62uild_failed\x18\r \x01(\x0b\x32 .scicustom.events.v1.BuildFailedH\x00\x12\x36\n\x0bitems_batch\x18\x0e \x01(\x0b\x32\x1f.scicustom.events.v1.ItemsBatchH\x00\x12\x30\n\x05paper\x18\x0f \x01(\x0b\x32\x1f.scicustom.events.v1.PaperEventH\x00\x12:\n\rbuild_updated\x18\x10 \x01(\x0b\x32!.scicustom.events.v1.BuildUpdatedH\x00\x42\x06\n\x04\x62ody\"@\n\x0e\x42uildRequested\x12.\n\x04spec\x18\x01 \x01(\x0b\x32 .scicustom.events.v1.ArtifactRef\"d\n\x0eStageCompleted\x12\r\n\x05stage\x18\x01 \x01(\t\x12\x32\n\x08\x61rtifact\x18\x02 \x01(\x0b\x32 .scicustom.events.v1.ArtifactRef\x12\x0f\n\x07seconds\x18\x03 \x01(\x01\"S\n\x0e\x42uildCompleted\x12\x32\n\x08manifest\x18\x01 \x01(\x0b\x32 .scicustom.events.v1.ArtifactRef\x12\r\n\x05n_mcq\x18\x02 \x01(\r\"\x9d\x01\n\x0c\x42uildUpdated\x12\x13\n\x0bstanding_id\x18\x01 \x01(\t\x12\x19\n\x11previous_build_id\x18\x02 \x01(\t\x12.\n\x04\x64iff\x18\x03 \x01(\x0b\x32 .scicustom.events.v1.ArtifactRef\x12\r\n\x05\x61\x64\x64\x65\x64\x18\x04 \x01(\r\x12\x0f\n\x07removed\x18\x05 \x01(\r\x12\r\n\x05n_mcq\x18\x06 \x01(\r\"I\n\x0b\x42uildFailed\x12\r\n\x05stage\x18\x01 \x01(\t\x12\x0c\n\x04\x63ode\x18\x02 \x01(\t\x12\r\n\x05\x66ield\x18\x03 \x01(\t\x12\x0e\n\x06reason\x18\x04 \x01(\t\"t\n\nItemsBatch\x12/\n\x05items\x18\x01 \x01(\x0b\x32 .scicustom.events.v1.ArtifactRef\x12\r\n\x05\x63ount\x18\x02 \x01(\r\x12\x0e\n\x06source\x18\x03 \x01(\t\x12\x16\n\x0etagger_version\x18\x04 \x01(\t\"\xaf\x01\n\nPaperEvent\x12\x32\n\x08\x61rtifact\x18\x01 \x01(\x0b\x32 .scicustom.events.v1.ArtifactRef\x12\x11\n\tfile_name\x18\x02 \x01(\t\x12\x11\n\textractor\x18\x03 \x01(\t\x12\x0e\n\x06status\x18\x04 \x01(\t\x12\x11\n\tinstances\x18\x05 \x01(\r\x12\x10\n\x08rejected\x18\x06 \x01(\r\x12\x12\n\nsuperseded\x18\x07 \x01(\t\"\xec\x01\n\nDeadLetter\x12\r\n\x05stage\x18\x01 \x01(\t\x12\r\n\x05topic\x18\x02 \x01(\t\x12\x11\n\tpartition\x18\x03 \x01(\x05\x12\x0e\n\x06offset\x18\x04 \x01(\x03\x12\r\n\x05value\x18\x05 \x01(\x0c\x12=\n\x07headers\x18\x06 \x03(\x0b\x32,.scicustom.events.v1.DeadLetter.HeadersEntry\x12\r\n\x05\x65rror\x18\x07 \x01(\t\x12\x10\n\x08\x61ttempts\x18\x08 \x01(\r\x1a.\n\x0cHeadersEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -37,23 +37,23 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_ARTIFACTREF']._serialized_start=90
   _globals['_ARTIFACTREF']._serialized_end=152
   _globals['_ENVELOPE']._serialized_start=155
-  _globals['_ENVELOPE']._serialized_end=723
-  _globals['_BUILDREQUESTED']._serialized_start=725
-  _globals['_BUILDREQUESTED']._serialized_end=789
-  _globals['_STAGECOMPLETED']._serialized_start=791
-  _globals['_STAGECOMPLETED']._serialized_end=891
-  _globals['_BUILDCOMPLETED']._serialized_start=893
-  _globals['_BUILDCOMPLETED']._serialized_end=976
-  _globals['_BUILDUPDATED']._serialized_start=979
-  _globals['_BUILDUPDATED']._serialized_end=1136
-  _globals['_BUILDFAILED']._serialized_start=1138
-  _globals['_BUILDFAILED']._serialized_end=1211
-  _globals['_ITEMSBATCH']._serialized_start=1213
-  _globals['_ITEMSBATCH']._serialized_end=1329
-  _globals['_PAPEREVENT']._serialized_start=1332
-  _globals['_PAPEREVENT']._serialized_end=1507
-  _globals['_DEADLETTER']._serialized_start=1510
-  _globals['_DEADLETTER']._serialized_end=1746
-  _globals['_DEADLETTER_HEADERSENTRY']._serialized_start=1700
-  _globals['_DEADLETTER_HEADERSENTRY']._serialized_end=1746
+  _globals['_ENVELOPE']._serialized_end=739
+  _globals['_BUILDREQUESTED']._serialized_start=741
+  _globals['_BUILDREQUESTED']._serialized_end=805
+  _globals['_STAGECOMPLETED']._serialized_start=807
+  _globals['_STAGECOMPLETED']._serialized_end=907
+  _globals['_BUILDCOMPLETED']._serialized_start=909
+  _globals['_BUILDCOMPLETED']._serialized_end=992
+  _globals['_BUILDUPDATED']._serialized_start=995
+  _globals['_BUILDUPDATED']._serialized_end=1152
+  _globals['_BUILDFAILED']._serialized_start=1154
+  _globals['_BUILDFAILED']._serialized_end=1227
+  _globals['_ITEMSBATCH']._serialized_start=1229
+  _globals['_ITEMSBATCH']._serialized_end=1345
+  _globals['_PAPEREVENT']._serialized_start=1348
+  _globals['_PAPEREVENT']._serialized_end=1523
+  _globals['_DEADLETTER']._serialized_start=1526
+  _globals['_DEADLETTER']._serialized_end=1762
+  _globals['_DEADLETTER_HEADERSENTRY']._serialized_start=1716
+  _globals['_DEADLETTER_HEADERSENTRY']._serialized_end=1762
 # @@protoc_insertion_point(module_scope)

@@ -20,13 +20,14 @@ class ArtifactRef(_message.Message):
     def __init__(self, key: _Optional[str] = ..., sha256: _Optional[str] = ..., size_bytes: _Optional[int] = ...) -> None: ...
 
 class Envelope(_message.Message):
-    __slots__ = ("event_id", "type", "build_id", "batch_id", "time", "schema_version", "build_requested", "stage_completed", "build_completed", "build_failed", "items_batch", "paper", "build_updated")
+    __slots__ = ("event_id", "type", "build_id", "batch_id", "time", "schema_version", "tenant", "build_requested", "stage_completed", "build_completed", "build_failed", "items_batch", "paper", "build_updated")
     EVENT_ID_FIELD_NUMBER: _ClassVar[int]
     TYPE_FIELD_NUMBER: _ClassVar[int]
     BUILD_ID_FIELD_NUMBER: _ClassVar[int]
     BATCH_ID_FIELD_NUMBER: _ClassVar[int]
     TIME_FIELD_NUMBER: _ClassVar[int]
     SCHEMA_VERSION_FIELD_NUMBER: _ClassVar[int]
+    TENANT_FIELD_NUMBER: _ClassVar[int]
     BUILD_REQUESTED_FIELD_NUMBER: _ClassVar[int]
     STAGE_COMPLETED_FIELD_NUMBER: _ClassVar[int]
     BUILD_COMPLETED_FIELD_NUMBER: _ClassVar[int]
@@ -40,6 +41,7 @@ class Envelope(_message.Message):
     batch_id: str
     time: _timestamp_pb2.Timestamp
     schema_version: int
+    tenant: str
     build_requested: BuildRequested
     stage_completed: StageCompleted
     build_completed: BuildCompleted
@@ -47,7 +49,7 @@ class Envelope(_message.Message):
     items_batch: ItemsBatch
     paper: PaperEvent
     build_updated: BuildUpdated
-    def __init__(self, event_id: _Optional[str] = ..., type: _Optional[str] = ..., build_id: _Optional[str] = ..., batch_id: _Optional[str] = ..., time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., schema_version: _Optional[int] = ..., build_requested: _Optional[_Union[BuildRequested, _Mapping]] = ..., stage_completed: _Optional[_Union[StageCompleted, _Mapping]] = ..., build_completed: _Optional[_Union[BuildCompleted, _Mapping]] = ..., build_failed: _Optional[_Union[BuildFailed, _Mapping]] = ..., items_batch: _Optional[_Union[ItemsBatch, _Mapping]] = ..., paper: _Optional[_Union[PaperEvent, _Mapping]] = ..., build_updated: _Optional[_Union[BuildUpdated, _Mapping]] = ...) -> None: ...
+    def __init__(self, event_id: _Optional[str] = ..., type: _Optional[str] = ..., build_id: _Optional[str] = ..., batch_id: _Optional[str] = ..., time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., schema_version: _Optional[int] = ..., tenant: _Optional[str] = ..., build_requested: _Optional[_Union[BuildRequested, _Mapping]] = ..., stage_completed: _Optional[_Union[StageCompleted, _Mapping]] = ..., build_completed: _Optional[_Union[BuildCompleted, _Mapping]] = ..., build_failed: _Optional[_Union[BuildFailed, _Mapping]] = ..., items_batch: _Optional[_Union[ItemsBatch, _Mapping]] = ..., paper: _Optional[_Union[PaperEvent, _Mapping]] = ..., build_updated: _Optional[_Union[BuildUpdated, _Mapping]] = ...) -> None: ...
 
 class BuildRequested(_message.Message):
     __slots__ = ("spec",)
