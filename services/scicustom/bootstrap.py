@@ -64,9 +64,10 @@ class Context:
     settings: Settings
 
     @classmethod
-    def from_environment(cls) -> Context:
-        """The one place the platform reads its settings (SCICUSTOM_* variables)."""
-        return cls(Settings())
+    def from_environment(cls, profile: str | None = None) -> Context:
+        """The one place the platform reads its settings (SCICUSTOM_* variables); `profile`
+        (the CLI's --profile) overrides SCICUSTOM_PROFILE for this process only."""
+        return cls(Settings() if profile is None else Settings(profile=profile))
 
     @property
     def cluster(self) -> bool:

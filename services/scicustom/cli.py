@@ -94,14 +94,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser = build_parser()
     try:
         args = parser.parse_args(words)
-        if args.profile:
-            os.environ["SCICUSTOM_PROFILE"] = args.profile
         # Imported only now: `--help` and `--version` need neither the settings nor the adapters.
         from scicustom.bootstrap import Context
         from scicustom.telemetry.log_format import configure_logging
 
         # The one read of the settings; every command gets its adapters from this context.
-        ctx = Context.from_environment()
+        ctx = Context.from_environment(args.profile)
         # One line per record, with the trace id when a span is active (JSON in pods).
         configure_logging(ctx.settings.log_format, args.verbose, ctx.settings.secret_values())
         return int(args.handler(args, ctx) or 0)

@@ -262,3 +262,34 @@ def test_found_a_search_text_the_embedder_reads_nothing_in_finds_nothing(world: 
     response = _call(world.channel, method_named("RetrievalService", "Search"))(
         retrieval_pb2.SearchRequest(text="0"), timeout=10)
     assert list(response.hits) == []
+
+
+def test_found_a_negative_seed_is_invalid_argument(world: ServedWorld) -> None:
+    # JudgeRelevance: numpy's default_rng(-1) raised ValueError (INTERNAL); CreateBuild stored the build
+    # and its vote stage would have failed the same way in a worker.
+    from scicustom.jury.v1 import jury_pb2
+
+    judge = jury_pb2.JudgeRelevanceRequest(requirement=jury_pb2.Requirement(text=REQUIREMENT_TEXT),
+                                           item_ids=["synthetic-x"], seed=-1)
+    code, details = _status(partial(_send, world, method_named("JuryService", "JudgeRelevance"), [judge]))
+    assert code == grpc.StatusCode.INVALID_ARGUMENT and details.startswith("seed: "), details
+    create = builds_pb2.CreateBuildRequest(requirement_text=REQUIREMENT_TEXT, seed=-1)
+    code, details = _status(partial(_send, world, method_named("BuildService", "CreateBuild"), [create]))
+    assert code == grpc.StatusCode.INVALID_ARGUMENT and details.startswith("seed: "), details
+
+
+def test_found_a_requirement_key_with_a_colon_is_named_by_its_mapping(world: ServedWorld) -> None:
+    # The details read "requirement_yaml.:: unknown key ...": no field could be read from them.
+    create = builds_pb2.CreateBuildRequest(requirement_yaml="::")
+    code, details = _status(partial(_send, world, method_named("BuildService", "CreateBuild"), [create]))
+    assert code == grpc.StatusCode.INVALID_ARGUMENT and details.startswith("requirement_yaml: unknown key ':'")
+
+
+def test_found_an_uploaded_ontologys_long_name_is_invalid_argument(world: ServedWorld) -> None:
+    # The name became the upload's file name: OSError "File name too long", INTERNAL.
+    from scicustom.ontology.v1 import ontology_pb2
+
+    request = ontology_pb2.ImportOntologyRequest(file=ontology_pb2.OntologyFile(
+        name="x" * 1000, format=ontology_pb2.ONTOLOGY_FILE_FORMAT_OBO, content=b"format-version: 1.2\n"))
+    code, details = _status(partial(_send, world, method_named("OntologyService", "ImportOntology"), [request]))
+    assert code == grpc.StatusCode.INVALID_ARGUMENT and details == "file.name: has 1000 characters, above the limit 64"

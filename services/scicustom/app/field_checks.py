@@ -34,3 +34,10 @@ def checked_list(values: Sequence[object], field: str, high: int) -> None:
         raise InvalidInput(field, "is empty")
     if len(values) > high:
         raise InvalidInput(field, f"has {len(values)} entries, above the limit {high}")
+
+
+def checked_seed(value: int, field: str = "seed") -> int:
+    """A random seed: numpy's generators take non-negative integers only."""
+    if value < 0:
+        raise InvalidInput(field, f"must be >= 0, got {value}")
+    return value

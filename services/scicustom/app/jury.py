@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from scicustom.app.build.request import MAX_K1, JuryOptions
 from scicustom.app.build.world_cache import WorldCache
-from scicustom.app.field_checks import bounded, checked_list
+from scicustom.app.field_checks import bounded, checked_list, checked_seed
 from scicustom.core.build.cutoff import Probe
 from scicustom.core.build.pipeline import MIN_JURY, BuildPipeline, BuildWorld
 from scicustom.core.build.vote import VoteResult
@@ -83,7 +83,7 @@ class Jury:
         """`voted_unit_ids` empty: the jury votes first, as a build does before its cutoff."""
         checked_list(item_ids, "item_ids", MAX_ITEMS)
         kept = bounded(k1, "k1", MAX_K1, requirement.k1)
-        world, _ = self.worlds.get(requirement, seed, options)
+        world, _ = self.worlds.get(requirement, checked_seed(seed), options)
         items = _items(world, item_ids)
         if voted_unit_ids:
             checked_list(voted_unit_ids, "voted_unit_ids", MAX_K1)

@@ -85,16 +85,16 @@ def run_service(args: argparse.Namespace, ctx: Context) -> int:
     from scicustom.telemetry.tracing_setup import configure_tracing, shutdown_tracing
 
     capacity = server_capacity(ctx.settings)  # settings that cannot hold fail before anything starts
-    configure_tracing(f"scicustom-{args.name}")
     if args.name in EVENT_DRIVEN and not ctx.cluster:
         # Their work happens in Kafka workers; an in-process bus in a lone server reaches none.
         raise PreconditionFailed(f"the {args.name} service needs the cluster profile (Kafka and the stage "
                                  "workers); embedded, use `scicustom build` / `scicustom corpus import`")
     settings = ctx.settings
-    # Before anything is served: a cluster service without tokens (or with unreadable ones or
-    # certificates) does not start at all.
+    # Before anything is served (and before the process-wide tracer is installed): a cluster
+    # service without tokens (or with unreadable ones or certificates) does not start at all.
     authentication = authentication_for(settings)
     credentials = server_credentials(settings)
+    configure_tracing(f"scicustom-{args.name}")
     binding = importlib.import_module(module_name).binding(ctx)
     # The request log and the server's own lines are the service's output: show them at INFO.
     logging.getLogger("scicustom.grpc_server").setLevel(logging.INFO)

@@ -16,6 +16,7 @@ from scicustom.core.errors import InvalidInput
 from scicustom.core.ontology.dag import OntologyDAG, SourceInfo
 
 SOURCE_NAME = re.compile(r"[a-z0-9][a-z0-9_.-]*")
+MAX_SOURCE_NAME = 64  # part of the upload's file name and of the store's keys
 FILE_SUFFIXES = {"obo": ".obo", "owl": ".owl"}  # OWL in RDF/XML
 FileReader = Callable[[Path, str], tuple[SourceInfo, OntologyDAG]]
 
@@ -60,7 +61,9 @@ class OntologySources:
             raise InvalidInput("sources", "give either packaged sources or one file")
         source = name.lower()
         if not SOURCE_NAME.fullmatch(source):
-            raise InvalidInput("file.name", f"{name!r} is not a valid source name (a-z, 0-9, _ . -)")
+            raise InvalidInput("file.name", f"{name[:80]!r} is not a valid source name (a-z, 0-9, _ . -)")
+        if len(source) > MAX_SOURCE_NAME:
+            raise InvalidInput("file.name", f"has {len(source)} characters, above the limit {MAX_SOURCE_NAME}")
         if source in self.packaged:
             raise InvalidInput("file.name", f"{source!r} is a packaged source; choose another name")
         return source

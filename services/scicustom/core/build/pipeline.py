@@ -52,6 +52,8 @@ class BuildParams:
         for name in ("k1", "k2", "proxy_samples", "min_items"):
             if getattr(self, name) < 1:
                 raise InvalidInput(name, "must be >= 1")
+        if self.seed < 0:  # numpy's generators take none; a stage would fail on it long after the request
+            raise InvalidInput("seed", f"must be >= 0, got {self.seed}")
 
 
 @dataclass
