@@ -1,4 +1,5 @@
-"""Retries with exponential backoff and jitter, for calls that ended UNAVAILABLE.
+"""Retries with exponential backoff and jitter, for calls that ended UNAVAILABLE or
+RESOURCE_EXHAUSTED (a server at its stream limit says "later", grpc_server/concurrency_limits.py).
 
 Only idempotent calls are retried: a repeat must not do the work twice. Reads are idempotent;
 CreateBuild is when it carries a request_id (the SDK sets one unless told not to); a streamed
@@ -18,12 +19,13 @@ import grpc
 from scicustom.core.errors import InvalidInput
 
 T = TypeVar("T")
-RETRYABLE = frozenset({grpc.StatusCode.UNAVAILABLE})
+RETRYABLE = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.RESOURCE_EXHAUSTED})
 
 
 @dataclass(frozen=True)
 class RetryPolicy:
-    """How often and how patiently to retry an idempotent call that ended UNAVAILABLE.
+    """How often and how patiently to retry an idempotent call that ended UNAVAILABLE or
+    RESOURCE_EXHAUSTED.
 
     Attempt n (n >= 2) waits min(max_backoff_s, initial_backoff_s * multiplier**(n-2)), each wait
     scaled by a random factor in [1 - jitter, 1 + jitter] so many clients do not retry in step.

@@ -182,3 +182,53 @@ def test_a_download_that_keeps_breaking_mid_file_runs_out_of_retries(tmp_path):
         builds.download("b1", tmp_path / "out")
     assert [m for m, _ in fake.requests] == ["GetBuild"] + ["DownloadArtifacts"] * 3
     assert not (tmp_path / "out").exists()
+
+
+class _StatusError(grpc.RpcError, grpc.Call):  # type: ignore[misc]
+    """An RpcError that carries a status, as grpc's own errors do."""
+
+    def __init__(self, code: grpc.StatusCode) -> None:
+        self._code = code
+
+    def code(self) -> grpc.StatusCode:
+        return self._code
+
+    def details(self) -> str:
+        return "at its limit"
+
+    def initial_metadata(self):  # type: ignore[no-untyped-def]
+        return ()
+
+    def trailing_metadata(self):  # type: ignore[no-untyped-def]
+        return ()
+
+    def is_active(self) -> bool:
+        return False
+
+    def time_remaining(self) -> None:
+        return None
+
+    def cancel(self) -> bool:
+        return False
+
+    def add_callback(self, callback) -> bool:  # type: ignore[no-untyped-def]
+        return False
+
+
+def test_a_server_at_its_stream_limit_is_retried_later_but_bad_input_is_not() -> None:
+    from scicustom.client.retry_policy import RetryPolicy, with_retries
+
+    outcomes = [grpc.StatusCode.RESOURCE_EXHAUSTED, grpc.StatusCode.RESOURCE_EXHAUSTED]
+    waits: list[float] = []
+
+    def call() -> str:
+        if outcomes:
+            raise _StatusError(outcomes.pop(0))
+        return "ok"
+
+    assert with_retries(call, RetryPolicy(jitter=0.0), idempotent=True, sleep=waits.append) == "ok"
+    assert waits == [0.2, 0.4]
+    with pytest.raises(grpc.RpcError):
+        with_retries(lambda: (_ for _ in ()).throw(_StatusError(grpc.StatusCode.INVALID_ARGUMENT)),
+                     RetryPolicy(), idempotent=True, sleep=waits.append)
+    assert len(waits) == 2
