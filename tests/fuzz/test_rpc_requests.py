@@ -2,7 +2,8 @@
 bytes on the wire, through a real loopback server with the interceptors `scicustom service` installs.
 
 Property: a call ends OK or with a status a caller can act on (ALLOWED), never UNKNOWN/INTERNAL or
-a hang, and INVALID_ARGUMENT details read "field: problem" naming a field of the request.
+a hang; INVALID_ARGUMENT details read "field: problem" naming a field of the request; and a call
+that fails leaves the home (object store, ontology workspace) as it found it: no partial artifact.
 
 The heavy ports are doubles (tests/fuzz/rpc_world.py): requests that pass validation run the real
 OK path on a tiny home with a scripted LLM. A watch stream (WatchBuild, WatchPaper) is read for its
@@ -16,6 +17,7 @@ import logging
 import re
 from collections.abc import Callable, Iterator
 from functools import partial
+from pathlib import Path
 from typing import Any
 
 import grpc
@@ -62,10 +64,20 @@ def method_named(service: str, name: str) -> MethodDescriptor:
 
 
 class ServedWorld:
-    def __init__(self, channel: grpc.Channel, hints: dict[str, st.SearchStrategy[Any]]) -> None:
+    def __init__(self, channel: grpc.Channel, hints: dict[str, st.SearchStrategy[Any]], home: Path) -> None:
         self.channel = channel
         self.hints = hints
+        self.home = home  # the object store and the ontology workspace live here
         self.internal_logs: list[logging.LogRecord] = []
+
+    def files(self) -> dict[str, tuple[int, int]]:
+        """Every file of the home: path -> (size, mtime_ns); a failed call must leave them as they were."""
+        found = {}
+        for path in self.home.rglob("*"):
+            if path.is_file():
+                stat = path.stat()
+                found[str(path.relative_to(self.home))] = (stat.st_size, stat.st_mtime_ns)
+        return found
 
     def __repr__(self) -> str:  # a failing example prints its arguments: keep this one short
         return "ServedWorld(...)"
@@ -120,7 +132,7 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServedWorld]:
             "page_size": st.integers(1, 5), "limit": st.integers(1, 5), "top_k": st.integers(1, 5),
             "k": st.integers(1, 5), "samples": st.integers(1, 5),
         }
-        served = ServedWorld(channel, hints)
+        served = ServedWorld(channel, hints, ctx.settings.home)
         handler = _Collect(served.internal_logs)
         logging.getLogger("scicustom").addHandler(handler)
         try:
@@ -132,6 +144,7 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServedWorld]:
 def check_status(world: ServedWorld, request_type: Descriptor, call: Callable[[], Any]) -> grpc.StatusCode:
     """Runs `call`; fails unless it ends OK or with an allowed status naming a field of the request."""
     world.internal_logs.clear()
+    before = world.files()
     try:
         call()
     except grpc.RpcError as error:
@@ -140,6 +153,8 @@ def check_status(world: ServedWorld, request_type: Descriptor, call: Callable[[]
         return grpc.StatusCode.OK
     logged = "\n".join(logging.Formatter().format(r) for r in world.internal_logs)
     assert code in ALLOWED, f"{code.name}: {details}\n{logged}"
+    after = world.files()
+    assert after == before, f"{code.name} ({details[:200]}) left files behind: {sorted(set(after) ^ set(before))[:5]}"
     if code == grpc.StatusCode.INVALID_ARGUMENT:
         match = FIELD_PROBLEM.match(details)
         assert match, f"INVALID_ARGUMENT without 'field: problem': {details!r}"

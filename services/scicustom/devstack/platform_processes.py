@@ -75,13 +75,19 @@ def health_serving(port: int, service: str = "", timeout_s: float = 1.0) -> bool
     return bool(response.status == health_pb2.HealthCheckResponse.SERVING)
 
 
+def _own_metrics_port(env: Mapping[str, str]) -> dict[str, str]:
+    """Processes on one host cannot all bind the cluster default (9464): each gets a free port,
+    unless the environment chose (SCICUSTOM_METRICS_PORT=0 turns the endpoint off)."""
+    return {} if "SCICUSTOM_METRICS_PORT" in env else {"SCICUSTOM_METRICS_PORT": str(free_port())}
+
+
 def start_service(name: str, env: Mapping[str, str], log_dir: Path,
                   port: int | None = None) -> tuple[ServerProcess, int]:
     """`scicustom service <name>` on 127.0.0.1:<port>; returns the process and its port."""
     port = port or free_port()
     argv = [scicustom_command(), "service", name, "--host", "127.0.0.1", "--port", str(port)]
     process = start_process(f"service-{name}", argv, log_dir, lambda _: health_serving(port),
-                            {**env, "OTEL_SERVICE_NAME": f"scicustom-{name}"},
+                            {**env, "OTEL_SERVICE_NAME": f"scicustom-{name}", **_own_metrics_port(env)},
                             timeout_s=PLATFORM_STARTUP_S)
     return process, port
 
@@ -93,6 +99,6 @@ def start_worker(stages: Sequence[str], env: Mapping[str, str], log_dir: Path, *
     label = name or f"worker-{'-'.join(stages)}"
     argv = [scicustom_command(), "worker", *stages, "--health-port", str(port)]
     process = start_process(label, argv, log_dir, lambda _: health_serving(port),
-                            {**env, "OTEL_SERVICE_NAME": f"scicustom-{label}"},
+                            {**env, "OTEL_SERVICE_NAME": f"scicustom-{label}", **_own_metrics_port(env)},
                             timeout_s=PLATFORM_STARTUP_S)
     return process, port
