@@ -16,3 +16,15 @@ def recorded_llm():
 
     with RecordedLLMServer() as server:
         yield server
+
+
+@pytest.fixture(autouse=True)
+def _global_tracer_provider_restored():
+    """A CLI call in a test (`scicustom build` in the cluster profile, `service`) installs the
+    process-wide tracer provider, which OpenTelemetry lets a process set only once; without this,
+    every later test in the run would trace with it."""
+    from opentelemetry import trace
+
+    saved = trace._TRACER_PROVIDER, trace._TRACER_PROVIDER_SET_ONCE._done
+    yield
+    trace._TRACER_PROVIDER, trace._TRACER_PROVIDER_SET_ONCE._done = saved
