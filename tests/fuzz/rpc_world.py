@@ -21,7 +21,7 @@ from scicustom.app.ontology.source_requests import OntologySources
 from scicustom.bootstrap import Context
 from scicustom.core.corpus_import import RawRecord
 from scicustom.core.ontology.dag import OntologyDAG, OntologyNode, SourceInfo
-from scicustom.ports import Completion, CorpusSource, UnitScore
+from scicustom.ports import Completion, CorpusSource, ObjectStore, UnitScore
 from tests.unit.grpc_scorers_selector_generator.corpus_world import tagged_context
 
 SERVICES = ("builds", "generator", "ingest", "jury", "ontology", "papers", "retrieval", "scorers", "selector", "tagger")
@@ -82,8 +82,28 @@ def _tiny_ontology() -> tuple[SourceInfo, OntologyDAG]:
     return SourceInfo("tinyonto", "1", "test:tinyonto"), OntologyDAG.build("tinyonto", nodes, edges)
 
 
+class RecordingStore:
+    """The object store, noting every key written or deleted: a call that fails must have written none."""
+
+    def __init__(self, inner: ObjectStore) -> None:
+        self.inner = inner
+        self.changed: list[str] = []
+
+    def put_bytes(self, key: str, data: bytes) -> None:
+        self.changed.append(key)
+        self.inner.put_bytes(key, data)
+
+    def delete(self, key: str) -> None:
+        self.changed.append(key)
+        self.inner.delete(key)
+
+    def __getattr__(self, name: str) -> Any:  # reads go straight through
+        return getattr(self.inner, name)
+
+
 def rpc_context(home: Path) -> Context:
     ctx = tagged_context(home)
+    ctx.store = RecordingStore(ctx.store)  # type: ignore[misc]
     ctx.tagger = KeywordTagger()  # type: ignore[misc]
     ctx.llm = ScriptedLLM()  # type: ignore[misc]
     ctx.packaged_corpus = TinyPackagedCorpus()  # type: ignore[misc]
