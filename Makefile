@@ -73,7 +73,8 @@ chaos: setup
 
 # Property-based fuzzing of every RPC, event decoder, stage handler, file reader and a few CLI commands
 # (tests/fuzz): >= 10,000 generated cases per target, no deadline; `make test` runs a small slice.
-# Per-target case counts: hypothesis statistics at the end. Hours on 2 cores, so no per-test timeout;
+# Per-target case counts: hypothesis statistics at the end, and .hypothesis/fuzz-counts.json as the
+# run goes (a target stopped early still counts). Hours on 2 cores, so no per-test timeout;
 # FUZZ_ARGS picks targets, e.g. FUZZ_ARGS="tests/fuzz/test_file_readers.py".
 FUZZ_ARGS ?= tests/fuzz
 fuzz: deps

@@ -28,3 +28,15 @@ def _global_tracer_provider_restored():
     saved = trace._TRACER_PROVIDER, trace._TRACER_PROVIDER_SET_ONCE._done
     yield
     trace._TRACER_PROVIDER, trace._TRACER_PROVIDER_SET_ONCE._done = saved
+
+
+@pytest.fixture(autouse=True)
+def _registered_secrets_restored():
+    """A CLI call registers its settings' secret values for masking, process-wide; a value such as
+    a CI password that is also an ordinary word would otherwise mask text in every later test."""
+    from scicustom.telemetry import redaction
+
+    saved = set(redaction._known)
+    yield
+    redaction._known.clear()
+    redaction._known.update(saved)

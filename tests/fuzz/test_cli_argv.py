@@ -299,9 +299,18 @@ def test_found_a_ranking_score_past_floats_range_is_one_clear_error(cli: Any, ho
 
 
 def test_found_an_error_quoting_a_line_break_is_still_one_line(cli: Any, home: Path) -> None:
-    # The m2m reader names the column "\n" whose value is not text: stderr had two lines.
-    source = _file(home, "newline-column.jsonl", b'{"\\n": [1]}\n')
-    out = _fresh(home / "scores.json")
-    code, stderr = cli(["score", "m2m", "--input", str(source), "--output", str(out)])
-    check_exit(code, stderr, out)
-    assert code == 2 and stderr == ["scicustom: error: \\n: row 1: expected a string, got list"]
+    # The message quoted a path with a line break: stderr had two lines.
+    missing = home / "no\nsuch.json"
+    code, stderr = cli(["compare", "--rankings", str(missing), str(missing)])
+    check_exit(code, stderr, None)
+    assert code == 2 and "no\\nsuch.json" in stderr[0]
+
+
+def test_found_a_column_named_by_nothing_is_named_by_the_input(cli: Any, home: Path) -> None:
+    # The m2m reader named the column "" (and "\n") whose value is not text: ": row 1: ...".
+    for data, column in ((b'{"": [1]}\n', "''"), (b'{"\\n": [1]}\n', "'\\n'")):
+        out = _fresh(home / "scores.json")
+        code, stderr = cli(["score", "m2m", "--input", str(_file(home, "odd-column.jsonl", data)),
+                            "--output", str(out)])
+        check_exit(code, stderr, out)
+        assert stderr == [f"scicustom: error: input: row 1, column {column}: expected a string, got list"]

@@ -260,3 +260,11 @@ def test_found_yaml_nested_thousands_deep_is_refused(text: str) -> None:
     # PyYAML's recursive composer raised RecursionError.
     with pytest.raises(InvalidInput, match=r"^requirement_yaml: nests lists and mappings deeper than 64 levels$"):
         requirement_from_yaml_text(text, "requirement_yaml")
+
+
+@pytest.mark.parametrize("value", [10**400, "1e999", "nan"])
+def test_found_an_expert_rating_past_floats_range_names_the_criterion(value: Any) -> None:
+    # float(10**400) raised OverflowError; "1e999" and "nan" became scores no statistic can use.
+    with pytest.raises(InvalidInput) as caught:
+        parse_expert_rating({"id": "p1", "rater": "r", OVERALL: value}, "--expert-ratings r.jsonl:1")
+    assert caught.value.field == f"--expert-ratings r.jsonl:1.{OVERALL}"

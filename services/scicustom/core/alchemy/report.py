@@ -6,6 +6,7 @@ consensus on the overall score (Table 4) and the judge's per-criterion agreement
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -41,8 +42,10 @@ def parse_expert_rating(raw: Mapping[str, Any], where: str) -> ExpertRating:
             continue
         try:
             scores[key] = float(value)
-        except (TypeError, ValueError) as exc:
+        except (TypeError, ValueError, OverflowError) as exc:  # OverflowError: an integer past float's range
             raise InvalidInput(f"{where}.{key}", "expected a number") from exc
+        if not math.isfinite(scores[key]):
+            raise InvalidInput(f"{where}.{key}", "expected a finite number")
     if OVERALL not in scores:
         if not all(c in scores for c in CRITERIA):
             raise InvalidInput(where, "give 'overall' or all seven criteria")

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import io
 import math
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -21,6 +22,7 @@ from typing import Any
 from scicustom.core.errors import InvalidInput
 from scicustom.core.jsonl import NotJSON, json_loads
 
+_PLAIN_COLUMN = re.compile(r"[\w.-]+")
 MISSING_AS_STR = "nan"  # str(float("nan")): what the reference sees for a missing non-text value
 
 
@@ -104,4 +106,7 @@ def _json_text(value: Any, missing: str, name: str, row: int) -> str:
         return value
     if isinstance(value, bool | int | float):
         return str(value)
-    raise InvalidInput(name, f"row {row}: expected a string, got {type(value).__name__}")
+    if _PLAIN_COLUMN.fullmatch(name):
+        raise InvalidInput(name, f"row {row}: expected a string, got {type(value).__name__}")
+    # A column that cannot be read as a field name ("", spaces, ':'): the input is named, the column quoted.
+    raise InvalidInput("input", f"row {row}, column {name[:80]!r}: expected a string, got {type(value).__name__}")
