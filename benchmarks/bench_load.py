@@ -83,7 +83,8 @@ def serve(home: str, limited: bool) -> None:
         def get(self, requirement: object, seed: int, jury: object) -> tuple[object, dict[str, object]]:
             return self.world, {"n_items": len(self.world.items), "corpus": "synthetic"}
 
-    ctx = Context(Settings.model_construct(home=Path(home)))
+    # One (implicit) tenant submits every build: its quota of active builds must not refuse them.
+    ctx = Context(Settings.model_construct(home=Path(home), max_active_builds_per_tenant=BUILDS))
     topics = Topics(ctx.settings.topic_prefix)
     worlds = OneWorld()
     workers = [StageWorker(ctx.event_bus, topics, BuildStageHandler(stage, ctx, topics, worlds),  # type: ignore[arg-type]

@@ -136,6 +136,9 @@ class Settings(BaseSettings):
     # pending stage's event published again), up to build_max_requeues times, then failed.
     build_heartbeat_timeout_s: float = Field(default=1800.0, gt=0)
     build_max_requeues: int = Field(default=3, ge=0)
+    # CreateBuild refuses a tenant that already has this many queued or running builds
+    # (RESOURCE_EXHAUSTED), so one tenant cannot fill the stage workers' queues for every other.
+    max_active_builds_per_tenant: int = Field(default=20, ge=1)
     # A stage whose poll loop has not come back for this long reports NOT_SERVING (workers/liveness.py)
     # and the liveness probe restarts the pod. Unset: 2 x kafka_max_poll_interval_ms, because one gap
     # between beats legitimately holds one record's handling or one group join, each bounded by the

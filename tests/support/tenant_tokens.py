@@ -9,7 +9,7 @@ from pathlib import Path
 import grpc
 
 from scicustom.commands.service import server_interceptors
-from scicustom.grpc_server.auth_tokens import new_token, token_line
+from scicustom.grpc_server.auth_tokens import Role, new_token, token_line
 from scicustom.grpc_server.authentication import AuthenticationInterceptor, TokenFile
 
 
@@ -26,9 +26,11 @@ class Tenants:
         return [("authorization", f"Bearer {self.tokens[tenant]}")]
 
 
-def tenants(folder: Path, *names: str, min_interval_s: float = 0.0) -> Tenants:
-    """A tokens file with one fresh token per tenant; re-read at once when it changes (interval 0)."""
-    tokens = {name: new_token() for name in names}
+def tenants(folder: Path, *names: str, min_interval_s: float = 0.0, admins: tuple[str, ...] = ()) -> Tenants:
+    """A tokens file with one fresh token per tenant (those in `admins` with the admin role); re-read
+    at once when it changes (interval 0)."""
+    tokens = {name: new_token() for name in (*names, *admins)}
     path = folder / "tokens"
-    path.write_text("".join(token_line(name, token) + "\n" for name, token in tokens.items()))
+    path.write_text("".join(token_line(name, token, Role.ADMIN if name in admins else Role.TENANT) + "\n"
+                            for name, token in tokens.items()))
     return Tenants(path, tokens, TokenFile(path, min_interval_s=min_interval_s))

@@ -1,6 +1,8 @@
 """BuildService: proto <-> the build control use case (app/build/control.py); a new build is
 announced on Kafka (build.requested) for the stage workers. DownloadArtifacts streams a finished
-build's files from the object store (app/build/artifact_download.py)."""
+build's files from the object store (app/build/artifact_download.py). RedriveDeadLetters (admin
+only, grpc_server/authorisation.py) runs the redrive `scicustom dlq redrive` runs
+(workers/dead_letters.py)."""
 
 from __future__ import annotations
 
@@ -22,6 +24,13 @@ from scicustom.events.v1 import events_pb2 as ev
 from scicustom.grpc_server.authentication import current_tenant
 from scicustom.grpc_server.server import ServiceBinding
 from scicustom.telemetry.metrics import process_metrics
+from scicustom.workers.dead_letters import (
+    DEFAULT_LIMIT,
+    DEFAULT_WAIT_S,
+    DeadLetterSummary,
+    dead_letter_query,
+    redrive_dead_letters,
+)
 from scicustom.workers.envelopes import envelope, publish
 from scicustom.workers.topics import BUILD_REQUESTED, Topics
 
@@ -43,6 +52,12 @@ def build_options(request: pb.CreateBuildRequest) -> BuildOptions:
                         proxy_samples=request.proxy_samples or None, seed=request.seed,
                         llm_judges=request.llm_judges, relevance_quantile=request.relevance_quantile or None,
                         min_items=request.min_items or None)
+
+
+def dead_letter_message(summary: DeadLetterSummary) -> pb.DeadLetterSummary:
+    return pb.DeadLetterSummary(stage=summary.stage, topic=summary.topic, partition=summary.partition,
+                                offset=summary.offset, attempts=summary.attempts, error=summary.error,
+                                redriven=summary.redriven)
 
 
 def build_message(state: BuildState) -> pb.Build:
@@ -75,7 +90,7 @@ class BuildServicer(pb_grpc.BuildServiceServicer):
     def control(self) -> BuildControl:
         """The calling tenant's builds (grpc_server/authentication.py sets it): another tenant's build
         is NOT_FOUND to every RPC, and ListBuilds lists the caller's own only."""
-        return BuildControl(self.ctx, current_tenant())
+        return BuildControl(self.ctx, current_tenant(), self.ctx.settings.max_active_builds_per_tenant)
 
     def CreateBuild(self, request: pb.CreateBuildRequest, context: grpc.ServicerContext) -> pb.Build:
         # The idempotency key is recorded only once build.requested is published and flushed (control.py).
@@ -121,6 +136,13 @@ class BuildServicer(pb_grpc.BuildServiceServicer):
                 return
             yield pb.ArtifactChunk(name=chunk.name, offset=chunk.offset, data=chunk.data, last=chunk.last,
                                    sha256=chunk.sha256, size_bytes=chunk.size_bytes)
+
+    def RedriveDeadLetters(self, request: pb.RedriveDeadLettersRequest,
+                           context: grpc.ServicerContext) -> pb.RedriveDeadLettersResponse:
+        query = dead_letter_query(request.stage, request.limit or DEFAULT_LIMIT, request.wait_s or DEFAULT_WAIT_S)
+        result = redrive_dead_letters(self.ctx.event_bus, self.topics, query.stage, query.limit, query.wait_s)
+        return pb.RedriveDeadLettersResponse(redriven=[dead_letter_message(d) for d in result.redriven],
+                                             skipped=[dead_letter_message(d) for d in result.skipped])
 
 
 def binding(ctx: Context) -> ServiceBinding:

@@ -8,7 +8,6 @@ import argparse
 from typing import TYPE_CHECKING
 
 from scicustom.commands.command_output import emit
-from scicustom.core.errors import InvalidInput
 
 if TYPE_CHECKING:
     from scicustom.bootstrap import Context
@@ -28,24 +27,19 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
 
 def _run(args: argparse.Namespace, ctx: Context) -> int:
-    from scicustom.workers.dead_letters import list_dead_letters, redrive_dead_letters
-    from scicustom.workers.topics import STAGES, Topics
+    from scicustom.workers.dead_letters import dead_letter_query, list_dead_letters, redrive_dead_letters
+    from scicustom.workers.topics import Topics
 
-    if args.stage not in STAGES:
-        raise InvalidInput("--stage", f"{args.stage!r} is not one of {', '.join(STAGES)}")
-    if args.limit < 1:
-        raise InvalidInput("--limit", "must be >= 1")
-    if args.wait <= 0:
-        raise InvalidInput("--wait", "must be > 0")
+    query = dead_letter_query(args.stage, args.limit, args.wait, ("--stage", "--limit", "--wait"))
     topics = Topics(ctx.settings.topic_prefix)
     try:
         if args.action == "list":
-            letters = list_dead_letters(ctx.event_bus, topics, args.stage, args.limit, args.wait)
+            letters = list_dead_letters(ctx.event_bus, topics, query.stage, query.limit, query.wait_s)
             emit(args, letters, lambda: "\n".join(
                 [f"{d.topic}@{d.partition}:{d.offset} attempts={d.attempts}{' redriven' if d.redriven else ''} "
                  f"{d.error}" for d in letters] + [f"{len(letters)} dead letter(s) of stage {args.stage}"]))
         else:
-            result = redrive_dead_letters(ctx.event_bus, topics, args.stage, args.limit, args.wait)
+            result = redrive_dead_letters(ctx.event_bus, topics, query.stage, query.limit, query.wait_s)
             emit(args, result, lambda: f"redrove {len(result.redriven)} dead letter(s) of stage {args.stage}; "
                                        f"skipped {len(result.skipped)} that died again after a redrive")
     finally:

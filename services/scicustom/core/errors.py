@@ -25,6 +25,11 @@ class NotFound(LookupError):
         self.problem = problem
 
 
+class QuotaExceeded(RuntimeError):
+    """The caller already holds as much of a shared resource as it may (a tenant's active builds);
+    worth a retry once some of it is given back."""
+
+
 class LLMCallFailed(RuntimeError):
     """An LLM call failed after its retries (provider down, rate limited, bad reply)."""
 

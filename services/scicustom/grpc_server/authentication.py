@@ -1,7 +1,8 @@
 """Bearer-token authentication of every RPC, and the caller's tenant for the handler.
 
 Every call but grpc health checking and reflection must carry `authorization: Bearer <token>`;
-a missing, malformed or unknown token ends UNAUTHENTICATED before the handler runs. The token's
+a missing, malformed, unknown or expired token ends UNAUTHENTICATED before the handler runs, and a
+token whose role does not allow the method (authorisation.py) PERMISSION_DENIED. The token's
 tenant (auth_tokens.py) is set in a context variable while the handler runs: `current_tenant()`
 is what a servicer scopes builds, artifacts and papers by (app/tenancy.py).
 
@@ -17,6 +18,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextvars import ContextVar
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +27,8 @@ import grpc
 from scicustom.app.tenancy import LOCAL_TENANT
 from scicustom.config import Settings
 from scicustom.core.errors import InvalidInput, PreconditionFailed
-from scicustom.grpc_server.auth_tokens import TokenTable, read_tokens
+from scicustom.grpc_server.auth_tokens import TokenRecord, TokenTable, read_tokens, utc_text
+from scicustom.grpc_server.authorisation import refusal
 from scicustom.grpc_server.handler_wrapping import StreamBehaviour, UnaryBehaviour, method_of, rewrap
 from scicustom.grpc_server.mounted_files import WatchedFiles
 
@@ -69,7 +72,7 @@ class TokenFile:
             self._table = read_tokens(path)
         except InvalidInput as exc:  # at start-up there is no good table to keep: refuse to serve
             raise PreconditionFailed(f"authentication: {exc}") from None
-        if not self._table.tenants_by_digest:
+        if not self._table.records_by_digest:
             log.warning("authentication: %s lists no token; every call will be refused", path)
 
     @property
@@ -84,14 +87,17 @@ class TokenFile:
                 table = read_tokens(self.path)
             except InvalidInput as exc:
                 log.error("authentication: %s; keeping the %d tokens read before", exc,
-                          len(self._table.tenants_by_digest))
+                          len(self._table.records_by_digest))
                 return
             self._table = table
             log.info("authentication: %s reloaded: %d tokens of %d tenants", self.path,
-                     len(table.tenants_by_digest), len(table.tenants))
+                     len(table.records_by_digest), len(table.tenants))
 
     def tenant_of(self, token: str) -> str | None:
         return self.table.tenant_of(token)
+
+    def record_of(self, token: str) -> TokenRecord | None:
+        return self.table.record_of(token)
 
 
 def _service_of(method: str) -> str:
@@ -100,10 +106,12 @@ def _service_of(method: str) -> str:
 
 class AuthenticationInterceptor(grpc.ServerInterceptor):
     """Place it inside the tracing, metrics and request-log interceptors, so refused calls are
-    traced, counted and logged with their UNAUTHENTICATED code like any other."""
+    traced, counted and logged with their UNAUTHENTICATED or PERMISSION_DENIED code like any other.
+    `now` is the wall clock token expiries are compared with."""
 
-    def __init__(self, tokens: TokenFile) -> None:
+    def __init__(self, tokens: TokenFile, now: Callable[[], datetime] = lambda: datetime.now(UTC)) -> None:
         self.tokens = tokens
+        self.now = now
 
     def intercept_service(self, continuation: Callable[[grpc.HandlerCallDetails], grpc.RpcMethodHandler | None],
                           handler_call_details: grpc.HandlerCallDetails) -> grpc.RpcMethodHandler | None:
@@ -114,24 +122,38 @@ class AuthenticationInterceptor(grpc.ServerInterceptor):
         if handler is None:
             return None
         token = bearer_token(handler_call_details.invocation_metadata)
-        tenant = None if token is None else self.tokens.tenant_of(token)
-        if tenant is None:
-            reason = ("missing or malformed credentials: send the metadata `authorization: Bearer <token>`"
-                      if token is None else "unknown bearer token")
-            return rewrap(handler, lambda _: _refusing(reason), lambda _: _refusing_stream(reason))
+        record = None if token is None else self.tokens.record_of(token)
+        refused = self._refusal(token, record, method)
+        if refused is not None:
+            code, reason = refused
+            return rewrap(handler, lambda _: _refusing(code, reason), lambda _: _refusing_stream(code, reason))
+        assert record is not None
+        tenant = record.tenant
         return rewrap(handler, lambda behaviour: _as_tenant(tenant, behaviour),
                       lambda behaviour: _as_tenant_stream(tenant, behaviour))
 
+    def _refusal(self, token: str | None, record: TokenRecord | None,
+                 method: str) -> tuple[grpc.StatusCode, str] | None:
+        if token is None:
+            return (grpc.StatusCode.UNAUTHENTICATED,
+                    "missing or malformed credentials: send the metadata `authorization: Bearer <token>`")
+        if record is None:
+            return grpc.StatusCode.UNAUTHENTICATED, "unknown bearer token"
+        if record.expires_at is not None and record.expired(self.now()):
+            return grpc.StatusCode.UNAUTHENTICATED, f"token expired at {utc_text(record.expires_at)}"
+        denied = refusal(method, record.role)
+        return None if denied is None else (grpc.StatusCode.PERMISSION_DENIED, denied)
 
-def _refusing(reason: str) -> UnaryBehaviour:
+
+def _refusing(code: grpc.StatusCode, reason: str) -> UnaryBehaviour:
     def run(request: Any, context: grpc.ServicerContext) -> Any:
-        context.abort(grpc.StatusCode.UNAUTHENTICATED, reason)
+        context.abort(code, reason)
     return run
 
 
-def _refusing_stream(reason: str) -> StreamBehaviour:
+def _refusing_stream(code: grpc.StatusCode, reason: str) -> StreamBehaviour:
     def run(request: Any, context: grpc.ServicerContext) -> Iterator[Any]:
-        context.abort(grpc.StatusCode.UNAUTHENTICATED, reason)
+        context.abort(code, reason)
         yield from ()
     return run
 

@@ -1,10 +1,11 @@
 """Domain errors as gRPC status codes, and no work for a caller whose deadline has passed.
 
 InvalidInput -> INVALID_ARGUMENT "field: problem", NotFound -> NOT_FOUND, PreconditionFailed ->
-FAILED_PRECONDITION; anything else -> INTERNAL with a generic message (the traceback goes to the
-log, not to the caller). A status the servicer set itself (`context.abort`) is kept. Bytes that do not
-decode as the method's request message are INVALID_ARGUMENT "request: ..." (grpc itself would answer
-INTERNAL "Exception deserializing request!" before any handler ran).
+FAILED_PRECONDITION, QuotaExceeded -> RESOURCE_EXHAUSTED; anything else -> INTERNAL with a generic
+message (the traceback goes to the log, not to the caller). A status the servicer set itself
+(`context.abort`) is kept. Bytes that do not decode as the method's request message are
+INVALID_ARGUMENT "request: ..." (grpc itself would answer INTERNAL "Exception deserializing
+request!" before any handler ran).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import Any, NoReturn
 
 import grpc
 
-from scicustom.core.errors import InvalidInput, NotFound, PreconditionFailed
+from scicustom.core.errors import InvalidInput, NotFound, PreconditionFailed, QuotaExceeded
 from scicustom.grpc_server.handler_wrapping import StreamBehaviour, UnaryBehaviour, method_of, rewrap
 
 log = logging.getLogger(__name__)
@@ -25,6 +26,7 @@ DOMAIN_CODES: tuple[tuple[type[Exception], grpc.StatusCode], ...] = (
     (InvalidInput, grpc.StatusCode.INVALID_ARGUMENT),
     (NotFound, grpc.StatusCode.NOT_FOUND),
     (PreconditionFailed, grpc.StatusCode.FAILED_PRECONDITION),
+    (QuotaExceeded, grpc.StatusCode.RESOURCE_EXHAUSTED),
 )
 INTERNAL_MESSAGE = "internal error; the server log has the details"
 

@@ -5,6 +5,8 @@ new dead letter carries that header (the stage consumer copies the headers), and
 skips it: a record that fails for good is redriven once, not in a loop. Listing reads with a group
 of its own and commits nothing; redriving uses the stage's redrive group and commits what it
 published (after flushing), so a second redrive does not send the same letters again.
+`scicustom dlq` and BuildService.RedriveDeadLetters both check their arguments with
+`dead_letter_query` and run the functions below.
 """
 
 from __future__ import annotations
@@ -16,11 +18,36 @@ from dataclasses import dataclass
 
 from google.protobuf.message import DecodeError
 
+from scicustom.core.errors import InvalidInput
 from scicustom.events.v1 import events_pb2 as ev
 from scicustom.ports import BusConsumer, BusMessage, EventBus
-from scicustom.workers.topics import Topics
+from scicustom.workers.topics import STAGES, Topics
 
 REDRIVEN_HEADER = "scicustom-redriven"
+DEFAULT_LIMIT = 100
+MAX_LIMIT = 10_000
+DEFAULT_WAIT_S = 5.0
+MAX_WAIT_S = 60.0  # an RPC holds a server thread this long at most once the letters stop coming
+
+
+@dataclass(frozen=True)
+class DeadLetterQuery:
+    stage: str
+    limit: int
+    wait_s: float
+
+
+def dead_letter_query(stage: str, limit: int, wait_s: float,
+                      fields: tuple[str, str, str] = ("stage", "limit", "wait_s")) -> DeadLetterQuery:
+    """The arguments checked; `fields` names them as the caller knows them (CLI flags, RPC fields)."""
+    stage_field, limit_field, wait_field = fields
+    if stage not in STAGES:
+        raise InvalidInput(stage_field, f"{stage[:40]!r} is not one of {', '.join(STAGES)}")
+    if not 1 <= limit <= MAX_LIMIT:
+        raise InvalidInput(limit_field, f"must be >= 1 and <= {MAX_LIMIT}")
+    if not 0 < wait_s <= MAX_WAIT_S:
+        raise InvalidInput(wait_field, f"must be > 0 and <= {MAX_WAIT_S:.0f}")
+    return DeadLetterQuery(stage, limit, wait_s)
 
 
 @dataclass(frozen=True)

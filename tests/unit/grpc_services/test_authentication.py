@@ -44,12 +44,12 @@ def test_tokens_file_lines_yaml_and_json_map_digests_to_tenants():
     for text in (as_yaml, as_json):
         table = parse_tokens(text)
         assert (table.tenant_of(a), table.tenant_of(c), table.tenant_of(b)) == ("acme", "globex", None)
-    assert parse_tokens("").tenants_by_digest == {}
+    assert parse_tokens("").records_by_digest == {}
 
 
 @pytest.mark.parametrize(("text", "message"), [
     ("acme not-a-digest\n", "auth_tokens_file: line 1: not a SHA-256 hex digest"),
-    ("acme\n", "auth_tokens_file: line 1: expected `<tenant> <sha256 of the token>`"),
+    ("acme\n", "auth_tokens_file: line 1: expected `<tenant> <sha256 of the token> [role=admin] [expires=<time>]`"),
     (f"local {'0' * 64}\n", "'local' is reserved"),
     (f"Acme {'0' * 64}\n", "is not a tenant id"),
     (f"acme {'0' * 64}\nglobex {'0' * 64}\n", "line 2: the same token is listed for tenants 'acme' and 'globex'"),

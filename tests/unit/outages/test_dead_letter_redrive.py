@@ -1,17 +1,27 @@
-"""`dlq list|redrive` on the in-memory bus: letters go back to their topic with their headers, once."""
+"""`dlq list|redrive` and BuildService.RedriveDeadLetters on the in-memory bus: letters go back to their
+topic with their headers, once; the RPC is an admin's only."""
 
 from __future__ import annotations
 
 import threading
 
+import grpc
+
+from scicustom.adapters.filesystem_store import FilesystemObjectStore
 from scicustom.adapters.memory_bus import InMemoryEventBus
+from scicustom.builds.servicer import binding
+from scicustom.builds.v1 import builds_pb2 as pb
+from scicustom.builds.v1 import builds_pb2_grpc as pb_grpc
 from scicustom.events.v1 import events_pb2 as ev
 from scicustom.workers.dead_letters import REDRIVEN_HEADER, list_dead_letters, redrive_dead_letters
 from scicustom.workers.envelopes import PoisonEvent, envelope, headers_for
 from scicustom.workers.stage_consumer import Outgoing, StageWorker, WorkerOptions
 from scicustom.workers.topics import STAGES, Topics
+from tests.support.grpc_loopback import loopback, rpc_error
+from tests.support.tenant_tokens import tenants
+from tests.unit.workers.conftest import StubContext, StubSettings
 
-TOPICS = Topics("t")
+TOPICS = Topics(StubSettings().topic_prefix)
 
 
 class FlakyTagger:
@@ -90,4 +100,35 @@ def test_bad_dlq_and_reaper_arguments_exit_2_with_one_line(capsys, tmp_path, mon
     assert main(["--profile", "local", "reaper", "--interval", "0"]) == 2
     lines = capsys.readouterr().err.strip().splitlines()
     assert lines == ["scicustom: error: --stage: 'nope' is not one of " + ", ".join(STAGES),
-                     "scicustom: error: --limit: must be >= 1", "scicustom: error: --interval: must be > 0"]
+                     "scicustom: error: --limit: must be >= 1 and <= 10000",
+                     "scicustom: error: --interval: must be > 0"]
+
+
+def test_the_redrive_rpc_runs_the_same_redrive_for_an_admin_only(tmp_path):
+    bus, handler = InMemoryEventBus(), FlakyTagger()
+    for batch in ("b1", "b2"):
+        publish_batch(bus, batch)
+    drain(bus, handler, lambda w: w.stats.dead_lettered == 2)
+    known = tenants(tmp_path, "acme", admins=("ops",))
+    ctx = StubContext(FilesystemObjectStore(tmp_path / "store"), bus)
+    with loopback([binding(ctx)], interceptors=known.interceptors()) as channel:
+        stub = pb_grpc.BuildServiceStub(channel)
+        request = pb.RedriveDeadLettersRequest(stage="tag", wait_s=0.2)
+        denied = rpc_error(lambda: stub.RedriveDeadLetters(request, metadata=known.metadata("acme"), timeout=10))
+        assert denied.code() == grpc.StatusCode.PERMISSION_DENIED
+        assert "scicustom.builds.v1.BuildService/RedriveDeadLetters" in denied.details()
+
+        answer = stub.RedriveDeadLetters(request, metadata=known.metadata("ops"), timeout=10)
+        source = TOPICS.consumed_by("tag")
+        assert [(d.stage, d.topic, d.offset, d.redriven) for d in answer.redriven] == [("tag", source, 0, False),
+                                                                                      ("tag", source, 1, False)]
+        assert "the tagger model is missing" in answer.redriven[0].error and not answer.skipped
+        drain(bus, handler, lambda w: w.stats.dead_lettered == 2)  # still broken: both die again
+        again = stub.RedriveDeadLetters(request, metadata=known.metadata("ops"), timeout=10)
+        assert not again.redriven and [d.redriven for d in again.skipped] == [True, True]  # never in a loop
+
+        for bad, field in ((pb.RedriveDeadLettersRequest(stage="nope"), "stage: 'nope' is not one of"),
+                           (pb.RedriveDeadLettersRequest(stage="tag", limit=10_001), "limit: must be >= 1"),
+                           (pb.RedriveDeadLettersRequest(stage="tag", wait_s=-1), "wait_s: must be > 0")):
+            error = rpc_error(lambda: stub.RedriveDeadLetters(bad, metadata=known.metadata("ops"), timeout=10))  # noqa: B023
+            assert error.code() == grpc.StatusCode.INVALID_ARGUMENT and error.details().startswith(field)

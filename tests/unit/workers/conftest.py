@@ -26,6 +26,7 @@ VERSIONS = {"n_items": 240, "corpus": "synthetic"}
 @dataclass
 class StubSettings:
     topic_prefix: str = "t"
+    max_active_builds_per_tenant: int = 20
 
 
 @dataclass

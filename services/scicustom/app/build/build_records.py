@@ -228,6 +228,18 @@ def list_build_ids(store: ObjectStore, tenant: str = LOCAL_TENANT) -> list[str]:
     return sorted(ids, key=lambda build_id: (stamps.get(build_id, ""), build_id))
 
 
+def active_build_ids(store: ObjectStore, tenant: str = LOCAL_TENANT) -> list[str]:
+    """The tenant's queued and running builds: a spec, and neither a manifest nor failed.json yet.
+    One listing of the tenant's keys answers it, without reading any build's records."""
+    prefix = f"{tenant_prefix(tenant)}{PREFIX}"
+    keys_by_build: dict[str, set[str]] = {}
+    for key in store.list_keys(prefix):
+        build_id, _, rest = key[len(prefix):].partition("/")
+        keys_by_build.setdefault(build_id, set()).add(rest)
+    ended = {"output/manifest.json", "failed.json"}
+    return sorted(b for b, rests in keys_by_build.items() if "spec.json" in rests and not rests & ended)
+
+
 def _created(root: str, present: set[str]) -> str:
     """A keyed build's creation time: its earliest created/<stamp> marker (racing calls may leave two)."""
     stamps = sorted(key[len(root) + len("created/"):-len(".json")] for key in present

@@ -10,7 +10,9 @@ and publish the same event id, which the idempotent stage workers handle once.
 
 A BuildControl acts for one tenant (app/tenancy.py): it reads, lists, watches and cancels only that
 tenant's builds, and another tenant's build id is NotFound, the same as an id that never existed.
-Idempotency keys are the tenant's own too.
+Idempotency keys are the tenant's own too. A tenant may have at most `max_active` builds queued or
+running at once; one more is QuotaExceeded. Two calls racing past the check may each create one,
+so the bound can be passed by the number of concurrent calls, never by more.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from scicustom.app.build.build_records import (
     BuildState,
     StoredObject,
     StoreHolder,
+    active_build_ids,
     creation_stamp,
     is_build_id,
     keyed_build_id,
@@ -42,7 +45,7 @@ from scicustom.app.build.standing import StandingBuilds
 from scicustom.app.field_checks import at_most, bounded
 from scicustom.app.tenancy import LOCAL_TENANT, tenant_prefix
 from scicustom.core.canonical_json import canonical_bytes
-from scicustom.core.errors import InvalidInput
+from scicustom.core.errors import InvalidInput, QuotaExceeded
 from scicustom.ports import ObjectStore
 
 log = logging.getLogger(__name__)
@@ -51,6 +54,7 @@ DEFAULT_PAGE = 20
 WATCH_POLL_S = 0.2
 MAX_WATCH_POLL_S = 1.0
 MAX_STANDING_MIN_NEW_ITEMS = 100000
+DEFAULT_MAX_ACTIVE_BUILDS = 20  # the setting max_active_builds_per_tenant's default
 
 
 @dataclass(frozen=True)
@@ -67,9 +71,11 @@ class BuildPage:
 
 
 class BuildControl:
-    def __init__(self, holder: StoreHolder, tenant: str = LOCAL_TENANT) -> None:
+    def __init__(self, holder: StoreHolder, tenant: str = LOCAL_TENANT,
+                 max_active: int = DEFAULT_MAX_ACTIVE_BUILDS) -> None:
         self._holder = holder
         self.tenant = tenant
+        self.max_active = max_active
 
     @property
     def store(self) -> ObjectStore:
@@ -105,11 +111,13 @@ class BuildControl:
             if self.store.exists(request_key):
                 return CreatedBuild(self.records(json.loads(self.store.get_bytes(request_key))["build_id"]).build_id,
                                     None, self.tenant)
+            self._check_quota()  # after the lookup: a retry of a build already made is never refused
             records = self.records(keyed_build_id(self.tenant, request_id))
             # Each call leaves its own time marker (the earliest is the build's); the spec has no
             # time, so racing calls write equal bytes and announce equal spec hashes.
             self.store.put_bytes(records.created_key(creation_stamp()), b"{}")
         else:
+            self._check_quota()
             records = self.records(new_build_id())
         standing_id = f"s{records.build_id[1:]}" if standing_min_new_items else ""
         created = self._store_spec(records, BuildSpec.of(request), request.requirement.name, request_id,
@@ -125,6 +133,13 @@ class BuildControl:
         if request_key:
             self.store.put_bytes(request_key, json.dumps({"build_id": records.build_id}).encode())
         return created
+
+    def _check_quota(self) -> None:
+        active = len(active_build_ids(self.store, self.tenant))
+        if active >= self.max_active:
+            raise QuotaExceeded(f"max_active_builds_per_tenant: tenant {self.tenant!r} has {active} queued or "
+                                f"running builds, the most it may have at once ({self.max_active}); retry when "
+                                "one has ended, or cancel one")
 
     def _withdraw(self, records: BuildRecords) -> None:
         """Removes a build whose announcement failed; if the store fails too, the reaper announces it."""

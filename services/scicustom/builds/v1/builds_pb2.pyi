@@ -180,3 +180,39 @@ class ArtifactChunk(_message.Message):
     sha256: str
     size_bytes: int
     def __init__(self, name: _Optional[str] = ..., offset: _Optional[int] = ..., data: _Optional[bytes] = ..., last: _Optional[bool] = ..., sha256: _Optional[str] = ..., size_bytes: _Optional[int] = ...) -> None: ...
+
+class RedriveDeadLettersRequest(_message.Message):
+    __slots__ = ("stage", "limit", "wait_s")
+    STAGE_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    WAIT_S_FIELD_NUMBER: _ClassVar[int]
+    stage: str
+    limit: int
+    wait_s: float
+    def __init__(self, stage: _Optional[str] = ..., limit: _Optional[int] = ..., wait_s: _Optional[float] = ...) -> None: ...
+
+class DeadLetterSummary(_message.Message):
+    __slots__ = ("stage", "topic", "partition", "offset", "attempts", "error", "redriven")
+    STAGE_FIELD_NUMBER: _ClassVar[int]
+    TOPIC_FIELD_NUMBER: _ClassVar[int]
+    PARTITION_FIELD_NUMBER: _ClassVar[int]
+    OFFSET_FIELD_NUMBER: _ClassVar[int]
+    ATTEMPTS_FIELD_NUMBER: _ClassVar[int]
+    ERROR_FIELD_NUMBER: _ClassVar[int]
+    REDRIVEN_FIELD_NUMBER: _ClassVar[int]
+    stage: str
+    topic: str
+    partition: int
+    offset: int
+    attempts: int
+    error: str
+    redriven: bool
+    def __init__(self, stage: _Optional[str] = ..., topic: _Optional[str] = ..., partition: _Optional[int] = ..., offset: _Optional[int] = ..., attempts: _Optional[int] = ..., error: _Optional[str] = ..., redriven: _Optional[bool] = ...) -> None: ...
+
+class RedriveDeadLettersResponse(_message.Message):
+    __slots__ = ("redriven", "skipped")
+    REDRIVEN_FIELD_NUMBER: _ClassVar[int]
+    SKIPPED_FIELD_NUMBER: _ClassVar[int]
+    redriven: _containers.RepeatedCompositeFieldContainer[DeadLetterSummary]
+    skipped: _containers.RepeatedCompositeFieldContainer[DeadLetterSummary]
+    def __init__(self, redriven: _Optional[_Iterable[_Union[DeadLetterSummary, _Mapping]]] = ..., skipped: _Optional[_Iterable[_Union[DeadLetterSummary, _Mapping]]] = ...) -> None: ...

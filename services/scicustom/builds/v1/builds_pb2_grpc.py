@@ -64,6 +64,11 @@ class BuildServiceStub:
                 request_serializer=scicustom_dot_builds_dot_v1_dot_builds__pb2.DownloadArtifactsRequest.SerializeToString,
                 response_deserializer=scicustom_dot_builds_dot_v1_dot_builds__pb2.ArtifactChunk.FromString,
                 _registered_method=True)
+        self.RedriveDeadLetters = channel.unary_unary(
+                '/scicustom.builds.v1.BuildService/RedriveDeadLetters',
+                request_serializer=scicustom_dot_builds_dot_v1_dot_builds__pb2.RedriveDeadLettersRequest.SerializeToString,
+                response_deserializer=scicustom_dot_builds_dot_v1_dot_builds__pb2.RedriveDeadLettersResponse.FromString,
+                _registered_method=True)
 
 
 class BuildServiceServicer:
@@ -116,6 +121,15 @@ class BuildServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def RedriveDeadLetters(self, request, context):
+        """Admin only (a tenant's token: PERMISSION_DENIED). Republishes a worker stage's dead letters to
+        the topics they came from, as `scicustom dlq redrive` does: a letter that died again after a
+        redrive is skipped, not redriven in a loop. Answers once no letter came for `wait_s`.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_BuildServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -148,6 +162,11 @@ def add_BuildServiceServicer_to_server(servicer, server):
                     servicer.DownloadArtifacts,
                     request_deserializer=scicustom_dot_builds_dot_v1_dot_builds__pb2.DownloadArtifactsRequest.FromString,
                     response_serializer=scicustom_dot_builds_dot_v1_dot_builds__pb2.ArtifactChunk.SerializeToString,
+            ),
+            'RedriveDeadLetters': grpc.unary_unary_rpc_method_handler(
+                    servicer.RedriveDeadLetters,
+                    request_deserializer=scicustom_dot_builds_dot_v1_dot_builds__pb2.RedriveDeadLettersRequest.FromString,
+                    response_serializer=scicustom_dot_builds_dot_v1_dot_builds__pb2.RedriveDeadLettersResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -312,6 +331,33 @@ class BuildService:
             '/scicustom.builds.v1.BuildService/DownloadArtifacts',
             scicustom_dot_builds_dot_v1_dot_builds__pb2.DownloadArtifactsRequest.SerializeToString,
             scicustom_dot_builds_dot_v1_dot_builds__pb2.ArtifactChunk.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RedriveDeadLetters(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/scicustom.builds.v1.BuildService/RedriveDeadLetters',
+            scicustom_dot_builds_dot_v1_dot_builds__pb2.RedriveDeadLettersRequest.SerializeToString,
+            scicustom_dot_builds_dot_v1_dot_builds__pb2.RedriveDeadLettersResponse.FromString,
             options,
             channel_credentials,
             insecure,
