@@ -110,7 +110,15 @@ class Context:
         """The tagger version and unit-index key builds use now (written by `corpus tag` / `tag`)."""
         if not self.store.exists(CURRENT_INDEX_KEY):
             raise PreconditionFailed("the corpus is not tagged yet; run `scicustom corpus tag`")
-        return dict(json.loads(self.store.get_bytes(CURRENT_INDEX_KEY)))
+        current = dict(json.loads(self.store.get_bytes(CURRENT_INDEX_KEY)))
+        # An index records its embedder (`corpus tag` writes it; older indexes hold fp32 MiniLM vectors
+        # and have no record): querying it with another would compare vectors of two models.
+        built_with = current.get("embedder")
+        if built_with is not None and built_with != self.embedder.name:
+            raise PreconditionFailed(f"the index was built with embedder {built_with!r}, this process uses "
+                                     f"{self.embedder.name!r}: set SCICUSTOM_EMBEDDER to match, or run "
+                                     "`scicustom corpus tag` with this one")
+        return current
 
     @cached_property
     def unit_index(self) -> UnitIndex:
@@ -235,6 +243,10 @@ class Context:
 
     @cached_property
     def embedder(self) -> Embedder:
+        if self.settings.embedder == "minilm-int8":
+            from scicustom.adapters.minilm_int8_embedder import MiniLMInt8Embedder
+
+            return MiniLMInt8Embedder(batch_size=self.settings.embed_batch, threads=self.settings.embed_threads)
         from scicustom.adapters.minilm_embedder import MiniLMEmbedder
 
         return MiniLMEmbedder(batch_size=self.settings.embed_batch)
@@ -339,8 +351,13 @@ class Context:
     def label_vectors(self) -> LabelVectors:
         """Ontology label embeddings cached in the workspace; read anew on each call (it can be large)."""
         from scicustom.adapters.ontology_label_vectors import LabelVectorCache
+        from scicustom.adapters.packaged_models import MINILM_NAME
 
-        return LabelVectorCache(self.ontology_workspace.label_vectors, self.embedder)
+        path = self.ontology_workspace.label_vectors
+        # Vectors of one embedder only per file: the default keeps the name existing homes have.
+        if self.embedder.name != MINILM_NAME:
+            path = path.with_name(f"{path.stem}.{self.embedder.name}{path.suffix}")
+        return LabelVectorCache(path, self.embedder)
 
     @cached_property
     def unit_set_blobs(self) -> BlobStore:

@@ -21,5 +21,5 @@ def store_tagged_corpus(ctx: Context, items: Sequence[CorpusItem],
     ctx.corpus.save_tags(tagger_version, dict(tags))
     index_key = f"index/{tagger_version}/unit_index.npz"
     SparseUnitIndex.from_tags(tags, [u.id for u in ctx.catalog.units]).save(ctx.store, index_key)
-    ctx.store.put_bytes(CURRENT_INDEX_KEY, json.dumps({"tagger_version": tagger_version,
-                                                       "index_key": index_key}).encode())
+    ctx.store.put_bytes(CURRENT_INDEX_KEY, json.dumps({"tagger_version": tagger_version, "index_key": index_key,
+                                                       "embedder": ctx.embedder.name}).encode())

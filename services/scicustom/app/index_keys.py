@@ -2,5 +2,5 @@
 
 from __future__ import annotations
 
-CURRENT_INDEX_KEY = "index/current.json"                # {"tagger_version", "index_key"} builds use now
+CURRENT_INDEX_KEY = "index/current.json"                # {"tagger_version", "index_key", "embedder"} builds use now
 CALIBRATION_KEY = "index/zeroshot_calibration.json"    # the zero-shot tagger's calibrated threshold

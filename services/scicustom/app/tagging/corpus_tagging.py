@@ -102,10 +102,14 @@ def tag_corpus(repo: CorpusRepository, embedder: Embedder, catalog: UnitCatalog,
     if todo or not repo.store.exists(index_key):
         index_writer.write(index_key, tags, [u.id for u in catalog.units])
     # A trained tagger, once retagged in, stays the current one: this baseline does not replace it.
-    current = json.loads(repo.store.get_bytes(CURRENT_INDEX_KEY)) if repo.store.exists(CURRENT_INDEX_KEY) else {}
+    # Either way every item now has a vector from `embedder`, which builds will read: record it.
+    recorded = json.loads(repo.store.get_bytes(CURRENT_INDEX_KEY)) if repo.store.exists(CURRENT_INDEX_KEY) else {}
+    current = dict(recorded)
     if not current or str(current.get("tagger_version", "")).startswith("zeroshot-"):
-        repo.store.put_bytes(CURRENT_INDEX_KEY, json.dumps(
-            {"tagger_version": tagger.version, "index_key": index_key}, indent=1).encode())
+        current = {"tagger_version": tagger.version, "index_key": index_key}
+    current["embedder"] = embedder.name
+    if current != recorded:
+        repo.store.put_bytes(CURRENT_INDEX_KEY, json.dumps(current, indent=1).encode())
     non_sci = catalog.non_scientific()
     n_non = sum(1 for v in tags.values() if non_sci is not None and v and v[0][0] == non_sci.id)
     return TaggingReport(tagger.version, len(items), embedded, embed_rate, len(todo), tag_rate,

@@ -61,8 +61,12 @@ def retag_corpus(repo: CorpusRepository, tagger: Tagger, unit_ids: Sequence[str]
     index_key = f"index/{version}/unit_index.npz"
     if todo or stale or not repo.store.exists(index_key):
         index_writer.write(index_key, tags, list(unit_ids))
-    repo.store.put_bytes(CURRENT_INDEX_KEY, json.dumps({"tagger_version": version, "index_key": index_key},
-                                                       indent=1).encode())
+    # The trained tagger reads text, not vectors: the embedder the corpus was embedded with stays recorded.
+    previous = json.loads(repo.store.get_bytes(CURRENT_INDEX_KEY)) if repo.store.exists(CURRENT_INDEX_KEY) else {}
+    current = {"tagger_version": version, "index_key": index_key}
+    if "embedder" in previous:
+        current["embedder"] = previous["embedder"]
+    repo.store.put_bytes(CURRENT_INDEX_KEY, json.dumps(current, indent=1).encode())
     n_non = sum(1 for v in tags.values() if v and v[0][0] == non_scientific_id)
     return RetagReport(version, len(items), len(todo), rate, n_non, index_key)
 

@@ -1,0 +1,137 @@
+"""First run: embedding the corpus, the longest step of a fresh `make setup` that is not training.
+
+On a seeded sample of real corpus items (>= 1,000; the corpus under $SCICUSTOM_HOME), in one process,
+interleaved round by round so that the shared machine's load falls on every variant alike:
+  unsorted      fp32 torch MiniLM fed 64 texts at a time in corpus order (no length bucketing)
+  fp32          the default embedder as `corpus tag` calls it (MiniLMEmbedder, chunks of 2,048:
+                sentence-transformers sorts each chunk by length, so batches are bucketed) - baseline
+  fp32-1thread  the same with torch limited to one thread
+  int8          MiniLMInt8Embedder (SCICUSTOM_EMBEDDER=minilm-int8): int8 ONNX on ONNX Runtime,
+                batches bucketed by token length
+Prints items/s, the ratio to the baseline, the projected time for the whole corpus, and each
+variant's cosine to the baseline's vectors (min, p1, mean) and to the vectors stored in the corpus.
+Writes benchmarks/results/first_run.json with the machine info (load average before and after:
+ratios hold under load, absolute rates do not).
+
+Run: python benchmarks/bench_first_run.py [--items 1000] [--rounds 4]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import random
+import sys
+import time
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "services"))
+RESULTS = ROOT / "benchmarks" / "results" / "first_run.json"
+BASELINE = "fp32"
+SEED = 17
+
+
+def machine() -> dict[str, Any]:
+    import onnxruntime
+    import torch
+
+    return {"cores": os.cpu_count(), "platform": platform.platform(), "python": platform.python_version(),
+            "processor": platform.processor() or platform.machine(), "torch": torch.__version__,
+            "torch_threads": torch.get_num_threads(), "onnxruntime": onnxruntime.__version__,
+            "load_average": os.getloadavg()}
+
+
+def variants() -> dict[str, Callable[[Sequence[str]], np.ndarray]]:
+    import torch
+
+    from scicustom.adapters.minilm_embedder import MiniLMEmbedder
+    from scicustom.adapters.minilm_int8_embedder import MiniLMInt8Embedder
+
+    fp32, int8 = MiniLMEmbedder(batch_size=64), MiniLMInt8Embedder(batch_size=64)
+    threads = torch.get_num_threads()
+
+    def unsorted(texts: Sequence[str]) -> np.ndarray:
+        return np.vstack([fp32.encode(texts[i : i + 64]) for i in range(0, len(texts), 64)])
+
+    def one_thread(texts: Sequence[str]) -> np.ndarray:
+        torch.set_num_threads(1)
+        try:
+            return fp32.encode(texts)
+        finally:
+            torch.set_num_threads(threads)
+
+    return {"unsorted": unsorted, BASELINE: fp32.encode, "fp32-1thread": one_thread, "int8": int8.encode}
+
+
+def cosines(vectors: np.ndarray, reference: np.ndarray) -> dict[str, float]:
+    c = (vectors * reference).sum(axis=1)
+    return {"min": round(float(c.min()), 5), "p1": round(float(np.percentile(c, 1)), 5),
+            "mean": round(float(c.mean()), 6)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--items", type=int, default=1000)
+    parser.add_argument("--rounds", type=int, default=4)
+    args, _ = parser.parse_known_args()  # scripts/bench.py passes its own filter words
+
+    from scicustom.bootstrap import Context
+
+    ctx = Context.from_environment()
+    items = ctx.corpus.load_items()
+    if len(items) < args.items:
+        sys.exit(f"the corpus under {ctx.settings.home} has {len(items)} items; run `make setup` first")
+    sample = random.Random(SEED).sample(items, args.items)
+    texts = [it.text for it in sample]
+    ids, matrix = ctx.corpus.load_embeddings("all-MiniLM-L6-v2")
+    row = {item_id: r for r, item_id in enumerate(ids)}
+    stored = matrix[[row[it.id] for it in sample]] if all(it.id in row for it in sample) else None
+
+    before = machine()
+    runs = variants()
+    for encode in runs.values():  # model loads and first-call set-up are not throughput
+        encode(texts[:16])
+    seconds = dict.fromkeys(runs, 0.0)
+    parts: dict[str, list[np.ndarray]] = {name: [] for name in runs}
+    step = -(-len(texts) // args.rounds)
+    for start in range(0, len(texts), step):
+        chunk = texts[start : start + step]
+        for name, encode in runs.items():
+            began = time.perf_counter()
+            parts[name].append(encode(chunk))
+            seconds[name] += time.perf_counter() - began
+    vectors = {name: np.vstack(p) for name, p in parts.items()}
+
+    figures: dict[str, Any] = {}
+    print(f"{len(texts)} corpus items (seed {SEED}), {args.rounds} interleaved rounds; "
+          f"whole corpus {len(items)} items; load average {before['load_average'][0]:.1f}")
+    for name in runs:
+        rate = len(texts) / seconds[name]
+        figures[name] = {"items_per_s": round(rate, 2), "ratio": round(seconds[BASELINE] / seconds[name], 3),
+                         "projected_corpus_s": round(len(items) / rate, 1),
+                         "cosine_to_fp32": cosines(vectors[name], vectors[BASELINE]),
+                         "cosine_to_stored": cosines(vectors[name], stored) if stored is not None else None}
+        f = figures[name]
+        print(f"  {name:13s} {rate:7.1f} items/s  x{f['ratio']:.2f} vs {BASELINE}"
+              f"  corpus ~{f['projected_corpus_s']:.0f} s"
+              f"  cosine to fp32 min {f['cosine_to_fp32']['min']:.4f} p1 {f['cosine_to_fp32']['p1']:.4f}"
+              f" mean {f['cosine_to_fp32']['mean']:.5f}")
+    result = {"benchmark": "first_run", "date": datetime.now(UTC).isoformat(timespec="seconds"),
+              "machine": before, "load_average_after": os.getloadavg(), "items": len(texts),
+              "corpus_items": len(items), "rounds": args.rounds, "seed": SEED, "baseline": BASELINE,
+              "variants": figures}
+    RESULTS.parent.mkdir(parents=True, exist_ok=True)
+    RESULTS.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+    print(f"  -> {RESULTS.relative_to(ROOT)}")
+
+
+if __name__ == "__main__":
+    main()

