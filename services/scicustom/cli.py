@@ -94,18 +94,40 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser = build_parser()
     try:
         args = parser.parse_args(words)
-        # Imported only now: `--help` and `--version` need neither the settings nor the adapters.
-        from scicustom.bootstrap import Context
-        from scicustom.telemetry.log_format import configure_logging
-
-        # The one read of the settings; every command gets its adapters from this context.
-        ctx = Context.from_environment(args.profile)
-        # One line per record, with the trace id when a span is active (JSON in pods).
-        configure_logging(ctx.settings.log_format, args.verbose, ctx.settings.secret_values())
+        # A command that may need no settings at all (`score m2m`) gets them on first use.
+        ctx = ContextOnFirstUse(args) if getattr(args, "context_on_first_use", False) else command_context(args)
         return int(args.handler(args, ctx) or 0)
     except (UsageError, InvalidInput, PreconditionFailed) as exc:
         print(f"scicustom: error: {one_line(str(exc))}", file=sys.stderr)
         return EXIT_BAD_INPUT
+
+
+def command_context(args: argparse.Namespace) -> Any:
+    # Imported only now: `--help` and `--version` need neither the settings nor the adapters.
+    from scicustom.bootstrap import Context
+    from scicustom.telemetry.log_format import configure_logging
+
+    # The one read of the settings; every command gets its adapters from this context.
+    ctx = Context.from_environment(args.profile)
+    # One line per record, with the trace id when a span is active (JSON in pods).
+    configure_logging(ctx.settings.log_format, args.verbose, ctx.settings.secret_values())
+    return ctx
+
+
+class ContextOnFirstUse:
+    """The command's context, read (settings, logging with its secret masking) on the first attribute
+    asked of it. Importing and validating the settings and the bootstrap take longer than scoring
+    2,645 hypotheses; a command that sets `context_on_first_use` touches the context only before it
+    calls an LLM or loads a model, the only things of it that log or need a setting."""
+
+    def __init__(self, args: argparse.Namespace) -> None:
+        self._args = args
+        self._context: Any = None
+
+    def __getattr__(self, name: str) -> Any:
+        if self._context is None:
+            self._context = command_context(self._args)
+        return getattr(self._context, name)
 
 
 def one_line(message: str) -> str:

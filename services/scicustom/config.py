@@ -8,7 +8,7 @@ from typing import Literal
 from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-RESOURCES = Path(__file__).parent / "resources"
+from scicustom.resource_files import RESOURCES as RESOURCES  # re-exported: RESOURCES was defined here
 
 
 def revealed(secret: SecretStr | None) -> str | None:

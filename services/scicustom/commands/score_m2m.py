@@ -83,7 +83,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     # The key itself never goes on the command line, where `ps` and shell history show it.
     parser.add_argument("--llm-api-key-env", default=None, metavar="VAR",
                         help="environment variable holding the API key for --llm-api-base")
-    parser.set_defaults(handler=run_score_m2m)
+    # Scoring alone needs no settings: they are read when an LLM or the embedder is first asked for.
+    parser.set_defaults(handler=run_score_m2m, context_on_first_use=True)
 
 
 def _api_key(args: argparse.Namespace) -> str | None:

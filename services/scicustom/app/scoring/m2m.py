@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from scicustom.app.field_checks import at_most
-from scicustom.config import RESOURCES
 from scicustom.core.errors import InvalidInput
+from scicustom.core.indented_json import indented_json
 from scicustom.core.llm_usage import LLMUsage, MeteredLLM
 from scicustom.core.m2m.gaming_attacks import gaming_report
 from scicustom.core.m2m.pairwise_judge import answers_by_system, pairwise_report
@@ -27,6 +27,7 @@ from scicustom.core.m2m.sensitivity import sensitivity_report
 from scicustom.core.m2m.taxonomy import taxonomy_report
 from scicustom.core.m2m.vocabulary import M2MVocabulary, parse_vocabulary
 from scicustom.ports import LLM, Embedder
+from scicustom.resource_files import RESOURCES
 
 VOCABULARY_FILE = RESOURCES / "m2m_vocabulary.json"
 # The named fields of a hypothesis record (the Hypothesis message); any other column is one of its `columns`.
@@ -88,7 +89,7 @@ class M2MScores:
 
 
 def _json(document: Mapping[str, Any]) -> str:
-    return json.dumps(document, ensure_ascii=False, indent=1) + "\n"
+    return indented_json(document, indent=1) + "\n"  # json.dumps(ensure_ascii=False, indent=1), faster
 
 
 def score_hypotheses(request: M2MRequest, vocabulary: M2MVocabulary, llm: Callable[[], LLM],

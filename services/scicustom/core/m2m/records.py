@@ -21,6 +21,7 @@ from typing import Any
 
 from scicustom.core.errors import InvalidInput
 from scicustom.core.jsonl import NotJSON, json_loads
+from scicustom.core.m2m.plain_csv import Missing, read_plain_csv
 
 _PLAIN_COLUMN = re.compile(r"[\w.-]+")
 MISSING_AS_STR = "nan"  # str(float("nan")): what the reference sees for a missing non-text value
@@ -50,7 +51,23 @@ class M2MRecords:
 
 
 def records_from_csv(data: bytes, text_columns: Iterable[str], *, missing_as_empty: bool = False) -> M2MRecords:
-    import pandas as pd  # imported here: reading a CSV is the only use, and pandas is slow to import
+    filled = set(text_columns)
+    plain = read_plain_csv(data)
+    if plain is not None:  # what pandas would read, without importing it (see plain_csv)
+        size = len(next(iter(plain.values())))
+        return M2MRecords({name: tuple(_plain_text(v, name in filled, missing_as_empty) for v in values)
+                           for name, values in plain.items()}, size)
+    return _records_from_pandas(data, filled, missing_as_empty)
+
+
+def _plain_text(value: str | Missing, filled: bool, missing_as_empty: bool) -> str:
+    if isinstance(value, str):
+        return value
+    return "" if filled or missing_as_empty else MISSING_AS_STR
+
+
+def _records_from_pandas(data: bytes, text_columns: set[str], missing_as_empty: bool) -> M2MRecords:
+    import pandas as pd  # imported here: only files plain_csv cannot read need it, and it is slow to import
 
     try:
         frame = pd.read_csv(io.BytesIO(data))

@@ -4,12 +4,13 @@ TF-IDF as the reference builds it: tokens `\\b[a-z]{3,}\\b` of the lower-cased t
 highest document frequency (ties in `Counter.most_common` order, which is the first-insertion order of a
 per-document `set()`, i.e. Python's string-hash order; `stable_vocabulary` breaks ties alphabetically),
 idf = ln((N + 1) / (df + 1)) + 1, tf = count / (tokens + 1e-9), rows divided by (L2 norm + 1e-9).
-The dense matrix, its `X @ X.T` (and the within-system `X_g @ X_g.T`), `np.linalg.norm`, `np.mean` and
-`np.round` are the reference's own numpy operations on the same arrays, so the scores are bit-identical
-to the reference run on the same numpy/BLAS build and thread count (BLAS sums can differ in the last bit
-between thread counts, for the reference too; after rounding to 4 decimals that practically never
-shows). Only the sort of each row is replaced, by k row-wise argmax passes that pick the same k values in
-the same order.
+Speed: X @ X.T is a BLAS product over the columns of terms in more than n / 8 rows plus, for each
+rarer term, the products of the rows holding it (`cosine_similarities`); the norms are summed over each
+row's non-zero cells. The reference sums the same products over the dense matrix in BLAS order, so a
+similarity can differ from the reference's in its last bit or two (about 1e-16); the scores, rounded to
+4 decimals, are the reference's (benchmarks/bench_m2m.py checks all of them against the reference
+script; a difference would need a score within 1e-16 of a rounding boundary). The top-k of each row is
+taken by k row-wise argmax passes, which pick the same k values in the same order as the reference's sort.
 
 Similarity has -1 on the diagonal (self excluded) and negative values clipped to 0 before the top-k
 mean; with fewer than k other rows the mean runs over the whole row. Within-system groups use the exact
@@ -22,6 +23,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -31,10 +33,33 @@ from scicustom.core.m2m.vocabulary import M2MVocabulary
 COLUMNS = ("sns_corpus_novelty", "sns_within_system_novelty", "sns_intervention_novelty",
            "sns_cross_domain_bonus", "sns_aggregate")
 TF_TOTAL_EPS = 1e-9
+DENSE_TERM_FRACTION = 8  # a term in more than n / 8 rows goes into the BLAS product
 L2_NORM_EPS = 1e-9
 
 
-def tfidf_matrix(texts: Sequence[str], vocabulary: M2MVocabulary, stable: bool) -> np.ndarray:
+@dataclass(frozen=True)
+class TfidfCells:
+    """The non-zero cells of the L2-normalised TF-IDF matrix (n rows x terms columns)."""
+
+    n: int
+    terms: int
+    rows: np.ndarray
+    cols: np.ndarray
+    values: np.ndarray
+
+    def dense(self) -> np.ndarray:
+        matrix = np.zeros((self.n, self.terms))
+        matrix[self.rows, self.cols] = self.values
+        return matrix
+
+    def subset(self, members: Sequence[int]) -> TfidfCells:
+        position = np.full(self.n, -1)
+        position[np.asarray(members)] = np.arange(len(members))
+        kept = position[self.rows] >= 0
+        return TfidfCells(len(members), self.terms, position[self.rows[kept]], self.cols[kept], self.values[kept])
+
+
+def tfidf_cells(texts: Sequence[str], vocabulary: M2MVocabulary, stable: bool) -> TfidfCells:
     pattern = vocabulary.tfidf_token
     tokenized = [pattern.findall(t.lower()) for t in texts]
     document_frequency: Counter[str] = Counter()
@@ -58,17 +83,45 @@ def tfidf_matrix(texts: Sequence[str], vocabulary: M2MVocabulary, stable: bool) 
     keys, counts = np.unique(documents[kept] * width + term_ids[kept], return_counts=True)
     rows, cols = keys // width, keys % width
     totals = lengths.astype(np.float64) + TF_TOTAL_EPS  # the reference's sum(tf.values()) + 1e-9
-    matrix = np.zeros((n, len(terms)))
     # (count / total) * idf, in that order, as the reference computes each cell.
-    matrix[rows, cols] = (counts.astype(np.float64) / totals[rows]) * idf[cols]
-    norms = np.linalg.norm(matrix, axis=1, keepdims=True) + L2_NORM_EPS
-    normalised: np.ndarray = matrix / norms
-    return normalised
+    values = (counts.astype(np.float64) / totals[rows]) * idf[cols]
+    norms = np.sqrt(np.bincount(rows, weights=values * values, minlength=n)) + L2_NORM_EPS
+    return TfidfCells(n, len(terms), rows, cols, values / norms[rows])
 
 
-def neighbour_novelty(matrix: np.ndarray, k: int) -> np.ndarray:
+def tfidf_matrix(texts: Sequence[str], vocabulary: M2MVocabulary, stable: bool) -> np.ndarray:
+    return tfidf_cells(texts, vocabulary, stable).dense()
+
+
+def cosine_similarities(cells: TfidfCells) -> np.ndarray:
+    """X @ X.T of the normalised matrix X: a BLAS product over the frequent terms' columns plus, for
+    each rare term, the products of the few rows that hold it (a dense product over all 2,000 columns
+    spent 28 GFLOP on zeros)."""
+    n = cells.n
+    frequency = np.bincount(cells.cols, minlength=cells.terms)
+    frequent = frequency > max(n // DENSE_TERM_FRACTION, 1)
+    column = np.cumsum(frequent) - 1
+    in_dense = frequent[cells.cols]
+    dense = np.zeros((n, int(frequent.sum())))
+    dense[cells.rows[in_dense], column[cells.cols[in_dense]]] = cells.values[in_dense]
+    similarity: np.ndarray = dense @ dense.T
+    rows, cols, values = cells.rows[~in_dense], cells.cols[~in_dense], cells.values[~in_dense]
+    if len(rows):
+        order = np.argsort(cols, kind="stable")
+        rows, cols, values = rows[order], cols[order], values[order]
+        group_size = frequency[cols]  # cells that share each cell's term
+        group_start = np.searchsorted(cols, cols, side="left")
+        left = np.repeat(np.arange(len(rows)), group_size)
+        offset = np.arange(len(left)) - np.repeat(np.cumsum(group_size) - group_size, group_size)
+        right = group_start[left] + offset
+        similarity += np.bincount(rows[left] * n + rows[right], weights=values[left] * values[right],
+                                  minlength=n * n).reshape(n, n)
+    return similarity
+
+
+def neighbour_novelty(cells: TfidfCells, k: int) -> np.ndarray:
     """1 - mean of the k largest similarities to other rows (clipped at 0)."""
-    similarity = matrix @ matrix.T
+    similarity = cosine_similarities(cells)
     np.fill_diagonal(similarity, -1)
     n = similarity.shape[0]
     top = largest_ascending(similarity, k) if k < n else np.sort(similarity, axis=1)
@@ -93,17 +146,17 @@ def score_sns(hypotheses: Sequence[str], systems: Sequence[str] | None, interven
               word_bounded_terms: bool = False) -> dict[str, np.ndarray]:
     """numpy-rounded sns columns for one set of rows (the whole input, or one --group-by group)."""
     n = len(hypotheses)
-    matrix = tfidf_matrix(hypotheses, vocabulary, stable_vocabulary)
-    corpus = neighbour_novelty(matrix, vocabulary.top_k_corpus)
+    cells = tfidf_cells(hypotheses, vocabulary, stable_vocabulary)
+    corpus = neighbour_novelty(cells, vocabulary.top_k_corpus)
     groups: dict[str, list[int]] = {}
     for i, system in enumerate(systems if systems is not None else ["unknown"] * n):
         groups.setdefault(system, []).append(i)
     within = np.ones(n)
     for members in groups.values():
         if len(members) > 1:
-            within[members] = neighbour_novelty(matrix[members], vocabulary.top_k_within_system)
+            within[members] = neighbour_novelty(cells.subset(members), vocabulary.top_k_within_system)
     if interventions is not None:
-        intervention = neighbour_novelty(tfidf_matrix(interventions, vocabulary, stable_vocabulary),
+        intervention = neighbour_novelty(tfidf_cells(interventions, vocabulary, stable_vocabulary),
                                          vocabulary.top_k_intervention)
     else:
         intervention = np.ones(n) * vocabulary.sns["no_intervention_column_default"]
