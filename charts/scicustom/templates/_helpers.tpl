@@ -118,6 +118,9 @@ app.kubernetes.io/component: {{ .name }}
   "SCICUSTOM_KAFKA_REPLICATION_FACTOR" (toString $infra.kafka.replicationFactor)
   "SCICUSTOM_KAFKA_MAX_POLL_INTERVAL_MS" (toString (int64 $infra.kafka.maxPollIntervalMs))
   "SCICUSTOM_BUILD_SERVICE_ADDRESS" (default (printf "%s-builds:%v" (include "scicustom.fullname" .) $s.grpcPort) $s.buildServiceAddress)
+  "SCICUSTOM_MAX_ACTIVE_BUILDS_PER_TENANT" (toString (int64 $s.maxActiveBuildsPerTenant))
+  "SCICUSTOM_BUILD_HEARTBEAT_TIMEOUT_S" (toString .Values.reaper.heartbeatTimeoutSeconds)
+  "SCICUSTOM_BUILD_MAX_REQUEUES" (toString (int64 .Values.reaper.maxRequeues))
   "HF_HUB_OFFLINE" "1"
   "TRANSFORMERS_OFFLINE" "1"
 -}}

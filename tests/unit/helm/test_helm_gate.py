@@ -16,9 +16,9 @@ def test_gate_passes_with_zero_validation_errors(helm_gate: subprocess.Completed
     out = helm_gate.stdout
     assert "helm lint --strict: ok (default values, small-cpu gpu)" in out
     assert out.count(" 0 error(s), Kubernetes 1.35.0 schemas") == 2
-    # 14 of them: the workers' headless metrics Services.
-    assert "104 document(s), 0 error(s)" in out  # small-cpu
-    assert "129 document(s), 0 error(s)" in out  # gpu
+    # 14 of them: the workers' headless metrics Services; 2 the reaper's CronJob and NetworkPolicy.
+    assert "106 document(s), 0 error(s)" in out  # small-cpu
+    assert "131 document(s), 0 error(s)" in out  # gpu
     assert "golden small-cpu: unchanged" in out and "golden gpu: unchanged" in out
 
 

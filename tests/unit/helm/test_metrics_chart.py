@@ -77,12 +77,19 @@ def test_grafana_dashboard_configmap_ships_the_dashboard_file(render: Render) ->
 
 def test_network_policies_open_the_metrics_port_to_the_scraper_namespaces_only(render: Render, tmp_path: Path) -> None:
     docs = render(EXAMPLES / "small-cpu.yaml", sets=("metrics.scraperNamespaces={monitoring,observability}",))
-    scrape = {"from": [{"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": ns}}}
-                       for ns in ("monitoring", "observability")],
+    prometheus = {"matchLabels": {"app.kubernetes.io/name": "prometheus"}}
+    scrape = {"from": [{"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": ns}},
+                        "podSelector": prometheus} for ns in ("monitoring", "observability")],
               "ports": [{"protocol": "TCP", "port": METRICS_PORT}]}
     policies = by_kind(docs, "NetworkPolicy")
     for name in _measured(docs):
         assert scrape in policies[name]["spec"]["ingress"]
+    # An empty selector (Helm merges maps: its default labels are removed with null): every pod of them.
+    any_pod = tmp_path / "any-scraper-pod.yaml"
+    any_pod.write_text("metrics: {scraperPodSelector: {matchLabels: null}}\n", encoding="utf-8")
+    opened = by_kind(render(EXAMPLES / "small-cpu.yaml", any_pod), "NetworkPolicy")["scicustom-worker-tag"]
+    assert opened["spec"]["ingress"] == [{"from": [{"namespaceSelector": {"matchLabels": {
+        "kubernetes.io/metadata.name": "monitoring"}}}], "ports": [{"protocol": "TCP", "port": METRICS_PORT}]}]
     no_scraper = tmp_path / "no-scraper.yaml"
     no_scraper.write_text("metrics: {scraperNamespaces: []}\n", encoding="utf-8")
     closed = render(EXAMPLES / "small-cpu.yaml", no_scraper)

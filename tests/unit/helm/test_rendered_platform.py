@@ -49,7 +49,8 @@ PORT = 50051
 METRICS_PORT = 9464
 METRICS_CONTAINER_PORT = {"name": "metrics", "containerPort": METRICS_PORT, "protocol": "TCP"}
 METRICS_SERVICE_PORT = {"name": "metrics", "port": METRICS_PORT, "targetPort": "metrics", "protocol": "TCP"}
-METRICS_SCRAPE = {"from": [{"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "monitoring"}}}],
+METRICS_SCRAPE = {"from": [{"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "monitoring"}},
+                            "podSelector": {"matchLabels": {"app.kubernetes.io/name": "prometheus"}}}],
                   "ports": [{"protocol": "TCP", "port": METRICS_PORT}]}
 
 
@@ -65,8 +66,8 @@ def test_kinds_and_counts_of_the_gpu_install(gpu_docs: list[dict[str, Any]]) -> 
         counts[doc["kind"]] = counts.get(doc["kind"], 0) + 1
     assert counts == {
         "ServiceAccount": 3, "ConfigMap": 1, "Service": 24, "Deployment": 24, "HorizontalPodAutoscaler": 10,
-        "InferenceService": 1, "NetworkPolicy": 26, "PodDisruptionBudget": 24, "ScaledObject": 14,
-        "TriggerAuthentication": 1, "Job": 1,
+        "InferenceService": 1, "NetworkPolicy": 27, "PodDisruptionBudget": 24, "ScaledObject": 14,
+        "TriggerAuthentication": 1, "Job": 1, "CronJob": 1,
     }
 
 
@@ -234,8 +235,10 @@ def test_network_policies_allow_only_the_needed_traffic(gpu_docs: list[dict[str,
     ingress, scrape = jury["ingress"]
     assert ingress["ports"] == [{"protocol": "TCP", "port": PORT}]
     assert scrape == METRICS_SCRAPE
-    assert ingress["from"] == [{"podSelector": {}}, {"namespaceSelector": {
-        "matchLabels": {"kubernetes.io/metadata.name": "scicustom-clients"}}}]
+    # Only the pods labelled as the jury's callers, here or in the client namespace.
+    callers = {"matchLabels": {"client.scicustom.io/jury": "true"}}
+    assert ingress["from"] == [{"podSelector": callers}, {"namespaceSelector": {
+        "matchLabels": {"kubernetes.io/metadata.name": "scicustom-clients"}}, "podSelector": callers}]
     ports = {p["port"] for rule in jury["egress"] for p in rule["ports"]}
     assert ports == {53, 9000, 4000, 4317}  # DNS, S3, the LLM gateway, OTLP; no Kafka, no Elasticsearch
 
