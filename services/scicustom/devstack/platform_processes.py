@@ -20,7 +20,7 @@ from scicustom.devstack.real_servers import (
     free_port,
     start_process,
 )
-from scicustom.grpc_server.auth_tokens import new_token, token_line
+from scicustom.grpc_server.auth_tokens import Role, new_token, token_line
 
 PLATFORM_STARTUP_S = 180.0  # a worker loads the local models before it serves health
 DEV_TENANT = "dev"  # the tenant of the token a local cluster's clients use
@@ -37,13 +37,14 @@ def scicustom_command() -> str:
 def dev_credentials(home: Path, tenant: str = DEV_TENANT) -> dict[str, str]:
     """A tokens file with one fresh token in <home>/auth/ (readable by this user only), and the
     settings that use it: the services' SCICUSTOM_AUTH_TOKENS_FILE and the clients' SCICUSTOM_AUTH_TOKEN.
-    A local cluster authenticates like a real one; its clients find the token in cluster.env."""
+    A local cluster authenticates like a real one; its clients find the token in cluster.env. The
+    token has the admin role: a local cluster's one user is also its operator (ingest, imports)."""
     token = new_token()
     folder = home / "auth"
     folder.mkdir(parents=True, exist_ok=True)
     folder.chmod(0o700)
     path = folder / "tokens"
-    path.write_text(token_line(tenant, token) + "\n", encoding="utf-8")
+    path.write_text(token_line(tenant, token, Role.ADMIN) + "\n", encoding="utf-8")
     path.chmod(0o600)
     return {"SCICUSTOM_AUTH_TOKENS_FILE": str(path), "SCICUSTOM_AUTH_TOKEN": token}
 

@@ -16,7 +16,7 @@ from scicustom.cli import main
 from scicustom.commands.service import server_interceptors
 from scicustom.config import Settings
 from scicustom.core.errors import InvalidInput, PreconditionFailed
-from scicustom.grpc_server.auth_tokens import new_token, parse_tokens, token_digest, token_line
+from scicustom.grpc_server.auth_tokens import Role, new_token, parse_tokens, token_digest, token_line
 from scicustom.grpc_server.authentication import (
     AuthenticationInterceptor,
     TokenFile,
@@ -210,6 +210,7 @@ def test_a_local_cluster_gets_a_fresh_token_its_services_accept(tmp_path):
     env = dev_credentials(tmp_path / "home")
     path = Path(env["SCICUSTOM_AUTH_TOKENS_FILE"])
     assert TokenFile(path).tenant_of(env["SCICUSTOM_AUTH_TOKEN"]) == DEV_TENANT
+    assert TokenFile(path).record_of(env["SCICUSTOM_AUTH_TOKEN"]).role is Role.ADMIN  # its one user operates it
     assert path.stat().st_mode & 0o777 == 0o600 and env["SCICUSTOM_AUTH_TOKEN"] not in path.read_text()
     assert dev_credentials(tmp_path / "home")["SCICUSTOM_AUTH_TOKEN"] != env["SCICUSTOM_AUTH_TOKEN"]
 
