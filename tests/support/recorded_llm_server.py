@@ -1,13 +1,17 @@
 """A local OpenAI-compatible chat server that answers from recorded replies.
 
 No LLM is reachable here, so LLM paths are tested through litellm against this server:
-each rule maps a substring of the last user message to a reply; `fail_next` injects HTTP 500s.
+each rule maps a substring of the last user message to a reply; `fail_next` injects HTTP 500s;
+`faults` injects one fault per request, in order ("429": rate limited, "500": server error,
+"timeout": the reply comes only after `stall_s`, past the caller's timeout); `always` repeats one
+fault on every request (a provider that stays down).
 """
 
 from __future__ import annotations
 
 import json
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -22,6 +26,9 @@ class RecordedLLMServer:
     default: Reply = "I cannot answer."
     calls: list[dict[str, Any]] = field(default_factory=list)
     fail_next: int = 0
+    faults: list[str] = field(default_factory=list)
+    always: str | None = None
+    stall_s: float = 2.0
 
     def __post_init__(self) -> None:
         server = self
@@ -36,6 +43,14 @@ class RecordedLLMServer:
                 if server.fail_next > 0:
                     server.fail_next -= 1
                     self._send(500, {"error": {"message": "injected failure", "type": "server_error"}})
+                    return
+                fault = server.faults.pop(0) if server.faults else server.always
+                if fault == "timeout":
+                    time.sleep(server.stall_s)  # the caller has given up by now; the reply goes nowhere
+                elif fault is not None:
+                    status = int(fault)
+                    kind = "rate_limit_error" if status == 429 else "server_error"
+                    self._send(status, {"error": {"message": f"injected {status}", "type": kind}})
                     return
                 text = server.reply_for(body.get("messages", []))
                 self._send(200, {
