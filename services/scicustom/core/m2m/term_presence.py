@@ -123,5 +123,5 @@ class _RunIndex:
         positions = [m.start() for m in re.finditer(prefix + re.escape(name), self._joined)]
         if not positions:
             return set()
-        found = np.unique(np.searchsorted(self._starts, positions, side="right") - 1)
-        return {self._runs[i] for i in found.tolist()}
+        found = np.searchsorted(self._starts, positions, side="right") - 1
+        return {self._runs[i] for i in found.tolist()}  # a set: no np.unique (it imports numpy.ma)
