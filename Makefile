@@ -16,9 +16,9 @@ REQUIREMENT ?= services/scicustom/resources/requirements/healthcare_virology.yam
 RUN_OUT ?= runs/virology
 PYTEST_ARGS ?=
 
-.PHONY: setup deps corpus tagger run test test-unit test-integration chaos fuzz proto proto-check lint bench bench-relevance clean-corpus dev-up dev-down helm-lint
+.PHONY: setup deps corpus tagger models run test test-unit test-integration chaos fuzz proto proto-check lint bench bench-relevance clean-corpus dev-up dev-down helm-lint
 
-setup: deps corpus tagger
+setup: deps corpus tagger models
 
 deps: $(STAMP)
 
@@ -51,6 +51,16 @@ $(TAGGER_CURRENT): $(KEYWORDS_FILE) | corpus
 
 tagger: corpus $(TAGGER_CURRENT)
 	$(BIN)/scicustom tagger retag
+
+# SmolLM2's perplexity graph exported to ONNX (what builds score hardness with), once (~1 min); the
+# folder name carries the export version (adapters/smollm_onnx_export.py ONNX_DIR).
+MODEL_CACHE := $(or $(SCICUSTOM_MODEL_CACHE_DIR),$(SCICUSTOM_HOME)/cache/models)
+SMOLLM_ONNX := $(MODEL_CACHE)/SmolLM2-135M-Instruct-Q4_1.onnx-fp32-v1/meta.json
+
+$(SMOLLM_ONNX): | $(STAMP)
+	$(BIN)/scicustom models prepare
+
+models: $(SMOLLM_ONNX)
 
 # Exit 3 (thin coverage: the files are written, with the reason on stderr) is a result, not a failure.
 run: setup

@@ -55,7 +55,7 @@ from tests.support.ingest_harness import (  # noqa: E402
 SOURCES = ["mmlu", "medmcqa", "sciq", "arc"]
 CALIBRATION_ITEMS = 200  # MMLU items the zero-shot threshold is calibrated on, as `corpus tag` does
 WARM_UP = 16
-STEPS = ("embedding", "tagging", "perplexity", "indexing")
+STEPS = ("embedding", "tagging", "quality", "indexing")
 
 
 def read_items(n: int) -> list[CorpusItem]:
@@ -86,7 +86,7 @@ def in_process(ctx: Context, batches: list[list[CorpusItem]], work: Path) -> tup
         tagged = tag_batch(store, batch.batch_id, store.get_bytes(keys.imported), "bench", ctx.embedder, ctx.tagger,
                            ctx.catalog)
         done = index_batch(store, repo, batch.batch_id, store.get_bytes(keys.tagged), tagged.tagger_version,
-                           ctx.perplexity, index, "baseline")
+                           index, "baseline")
         reports.append(done.report)
     seconds = time.perf_counter() - started
     if len(index.item_ids()) != sum(len(c) for c in batches):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -227,11 +228,12 @@ class Context:
 
         return WheelCorpusSources(self.settings.wheel_cache)
 
-    def prepare_local_models(self) -> PreparedModels:
-        """Loads MiniLM and converts SmolLM2 into the model cache (`scicustom models prepare`)."""
+    def prepare_local_models(self, log: Callable[[str], None] | None = None) -> PreparedModels:
+        """Loads MiniLM, converts SmolLM2 into the model cache and exports its perplexity graph to
+        ONNX there (`scicustom models prepare`)."""
         from scicustom.adapters.packaged_models import prepare_packaged_models
 
-        return prepare_packaged_models(self.settings.model_cache)
+        return prepare_packaged_models(self.settings.model_cache, log)
 
     @cached_property
     def corpus(self) -> CorpusRepository:
@@ -253,10 +255,15 @@ class Context:
 
     @cached_property
     def perplexity(self) -> AnswerPerplexity:
-        from scicustom.adapters.smollm_perplexity import SmolLMPerplexity
+        # ONNX Runtime on the exported graph, equal to the torch adapter (smollm_perplexity.py) to
+        # ~1e-5 relative (benchmarks/bench_cold_build.py measures both). An embedded build asks for
+        # it while assembling its world and scores after the jury, so it starts loading at once; a
+        # cluster's stage workers assemble worlds too but only the selection stage scores: lazy there.
+        from scicustom.adapters.onnx_perplexity import OnnxSmolLMPerplexity
 
-        return SmolLMPerplexity(self.settings.model_cache, batch_size=self.settings.perplexity_batch,
-                                max_question_tokens=self.settings.perplexity_max_question_tokens)
+        return OnnxSmolLMPerplexity(self.settings.model_cache, batch_size=self.settings.perplexity_batch,
+                                    max_question_tokens=self.settings.perplexity_max_question_tokens,
+                                    preload=not self.cluster)
 
     @cached_property
     def llm(self) -> LLM:

@@ -122,7 +122,8 @@ class ElasticsearchSearchIndex:
         checked = checked_items(items, self._unit_set, self.dims)
         actions = ({"_op_type": "index", "_index": self.index, "_id": item.id,
                     "_source": {"id": item.id, "units": list(item.units), "text": item.text,
-                                "hardness": float(item.hardness), "quality": float(item.quality),
+                                "hardness": None if item.hardness is None else float(item.hardness),
+                                "quality": float(item.quality),
                                 "embedding": item.embedding.tolist()}}
                    for item in checked)
         helpers.bulk(self.client, actions, chunk_size=self.bulk_chunk, raise_on_error=True)

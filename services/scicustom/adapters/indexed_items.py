@@ -24,8 +24,8 @@ def checked_items(items: Sequence[IndexedItem], unit_ids: Collection[str], dims:
         unknown = [u for u in item.units if u not in unit_ids]
         if unknown:
             raise ValueError(f"item {item.id}: unknown unit(s) {', '.join(unknown)}")
-        if not (math.isfinite(item.hardness) and math.isfinite(item.quality)):
-            raise ValueError(f"item {item.id}: hardness and quality must be finite")
+        if not math.isfinite(item.quality) or (item.hardness is not None and not math.isfinite(item.hardness)):
+            raise ValueError(f"item {item.id}: hardness (when scored) and quality must be finite")
         vector = np.asarray(item.embedding, dtype=np.float32).reshape(-1)
         check_vector(vector, dims, f"item {item.id}")
         checked.append(replace(item, units=tuple(dict.fromkeys(item.units)), embedding=vector))

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -84,12 +85,16 @@ class PreparedModels:
     minilm_dimensions: int | None
     smollm: str
     smollm_dir: Path
+    smollm_onnx_dir: Path
 
 
-def prepare_packaged_models(cache_dir: Path) -> PreparedModels:
-    """MiniLM loaded once (a missing package fails here, not in a pod) and SmolLM2 de-quantised
-    into `cache_dir`; idempotent."""
+def prepare_packaged_models(cache_dir: Path, log: Callable[[str], None] | None = None) -> PreparedModels:
+    """MiniLM loaded once (a missing package fails here, not in a pod), SmolLM2 de-quantised into
+    `cache_dir` and its perplexity graph exported to ONNX there; idempotent."""
+    from scicustom.adapters.smollm_onnx_export import ensure_smollm_onnx  # it imports this module
+
     cache_dir.mkdir(parents=True, exist_ok=True)
     dimensions = load_minilm().get_embedding_dimension()
     load_smollm(cache_dir)
-    return PreparedModels(MINILM_NAME, dimensions, SMOLLM_NAME, cache_dir / SMOLLM_NAME)
+    onnx = ensure_smollm_onnx(cache_dir, log)
+    return PreparedModels(MINILM_NAME, dimensions, SMOLLM_NAME, cache_dir / SMOLLM_NAME, onnx)

@@ -4,6 +4,7 @@ Layout (keys):
   corpus/items.parquet           one row per item, sorted by id
   corpus/import_state.json       per source: fingerprint of what was imported
   corpus/intrinsic.parquet       id, quality, hardness (computed lazily or eagerly, once per item)
+  corpus/hardness/<model>/<digest>.parquet   id, text digest, hardness: append-only, content-addressed
   corpus/embeddings/<model>/shard-NNNNN.npz   ids and vectors, append-only
   index/<tagger>/tags.parquet    id, unit ids best first, scores
   index/<tagger>/text_digests.parquet   id, digest of the text the item was tagged from
@@ -17,6 +18,7 @@ the later one wins. Shard bytes depend only on their content, so a batch written
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 import re
@@ -35,9 +37,12 @@ STATE_KEY = "corpus/import_state.json"
 INTRINSIC_KEY = "corpus/intrinsic.parquet"
 ITEM_SHARDS = "corpus/items/"
 INTRINSIC_SHARDS = "corpus/intrinsic/"
+HARDNESS_PREFIX = "corpus/hardness/"
+_MODEL_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
 _BATCH_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,127}")
 _BATCH_SHARD = re.compile(r"batch-[A-Za-z0-9_-]+\.(parquet|npz)")
 _INTRINSIC_SCHEMA = pa.schema([("id", pa.string()), ("quality", pa.float64()), ("hardness", pa.float64())])
+_HARDNESS_SCHEMA = pa.schema([("id", pa.string()), ("text_digest", pa.string()), ("hardness", pa.float64())])
 _TAGS_SCHEMA = pa.schema([("id", pa.string()), ("units", pa.list_(pa.string())), ("scores", pa.list_(pa.float64()))])
 _ZIP_EPOCH = (1980, 1, 1, 0, 0, 0)  # fixed member times: a shard's bytes depend on its content only
 
@@ -158,6 +163,34 @@ class ParquetCorpusRepository:
             return None
         cols = table.to_pydict()
         return {i: (q, h) for i, q, h in zip(cols["id"], cols["quality"], cols["hardness"], strict=True)}
+
+    # hardness cache -----------------------------------------------------------------------------
+    # One new shard per write, named by its content: builds running side by side (cluster workers)
+    # each add theirs and none overwrites another's; equal scores written twice are one file.
+    def _hardness_prefix(self, model: str) -> str:
+        if not _MODEL_NAME.fullmatch(model):
+            raise ValueError(f"model name {model!r} must be 1-128 letters, digits, '.', '-' or '_'")
+        return f"{HARDNESS_PREFIX}{model}/"
+
+    def load_hardness(self, model: str) -> dict[tuple[str, str], float]:
+        prefix = self._hardness_prefix(model)
+        merged: dict[tuple[str, str], float] = {}
+        for key in sorted(self.store.list_keys(prefix)):
+            cols = pq.read_table(io.BytesIO(self.store.get_bytes(key))).to_pydict()
+            merged.update(((i, d), h) for i, d, h in zip(cols["id"], cols["text_digest"], cols["hardness"],
+                                                          strict=True))
+        return merged
+
+    def add_hardness(self, model: str, scores: dict[tuple[str, str], float]) -> str:
+        keys = sorted(scores)
+        table = pa.table({"id": [i for i, _ in keys], "text_digest": [d for _, d in keys],
+                          "hardness": [scores[k] for k in keys]}, schema=_HARDNESS_SCHEMA)
+        sink = io.BytesIO()
+        pq.write_table(table, sink, compression="zstd")
+        data = sink.getvalue()
+        key = f"{self._hardness_prefix(model)}{hashlib.sha256(data).hexdigest()[:32]}.parquet"
+        self.store.put_bytes(key, data)
+        return key
 
     # embeddings ---------------------------------------------------------------------------------
     # Append-only shards: adding items writes one new file, never rewrites what is stored. The

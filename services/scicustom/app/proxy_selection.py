@@ -122,7 +122,7 @@ class ProxySelector:
                 raise NotFound(f"items[{i}].id", f"{item_id!r} is not a corpus item")
         report = ensure_intrinsic_scores(corpus, self.components.perplexity, [by_id[i] for i in ids],
                                          show_progress=False)
-        known = corpus.load_intrinsic()
+        known = report.scores
         quality = np.array([known[i][0] for i in ids], dtype=np.float64)
         hardness = np.array([known[i][1] for i in ids], dtype=np.float64)
         return (hardness, quality), report.computed

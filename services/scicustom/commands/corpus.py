@@ -62,7 +62,8 @@ def _tag(args: argparse.Namespace, ctx: Context) -> int:
 
 def _scores(args: argparse.Namespace, ctx: Context) -> int:
     report = score_corpus(ctx.corpus, ctx.perplexity, args.limit, show_progress=True)
-    emit(args, report, lambda: f"intrinsic scores: {report.computed} computed ({report.items_per_s:.1f} items/s), "
+    summary = {"computed": report.computed, "cached": report.cached, "items_per_s": report.items_per_s}
+    emit(args, summary, lambda: f"intrinsic scores: {report.computed} computed ({report.items_per_s:.1f} items/s), "
                                 f"{report.cached} already cached")
     return 0
 

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import math
 import re
 from collections.abc import Sequence
@@ -42,3 +43,8 @@ def perplexity(answer_token_logprobs: Sequence[float]) -> float:
     if not answer_token_logprobs:
         raise ValueError("the answer has no tokens")
     return math.exp(-sum(answer_token_logprobs) / len(answer_token_logprobs))
+
+
+def scored_text_digest(question: str, answer: str) -> str:
+    """What a cached hardness was computed from: a changed question or answer must miss the cache."""
+    return hashlib.sha256(f"{question}\x1f{answer}".encode()).hexdigest()[:32]

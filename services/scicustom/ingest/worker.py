@@ -2,7 +2,8 @@
 items-imported event that starts them.
 
 tag:   items-imported -> embed + tag the batch -> items-tagged (tagger_version set)
-index: items-tagged -> intrinsic scores, search index, corpus shards -> items-indexed
+index: items-tagged -> quality score, search index, corpus shards -> items-indexed (hardness is
+       scored lazily by the builds that need it)
 
 Idempotent on the batch id: a stage whose output exists only announces it again (same event id,
 equal bytes). A batch that cannot be read (missing, altered, not UTF-8, wrong body) is a
@@ -68,8 +69,8 @@ class IngestStageHandler:
         try:
             if self.stage == "tag":
                 return tag_batch(ctx.store, event.batch_id, data, batch.source, ctx.embedder, ctx.tagger, ctx.catalog)
-            return index_batch(ctx.store, ctx.corpus, event.batch_id, data, batch.tagger_version, ctx.perplexity,
-                               ctx.search_index, ctx.settings.elasticsearch_index)
+            return index_batch(ctx.store, ctx.corpus, event.batch_id, data, batch.tagger_version, ctx.search_index,
+                               ctx.settings.elasticsearch_index)
         except UnreadableBatch as exc:
             raise PoisonEvent(str(exc)) from None
 

@@ -9,6 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from scicustom.core.build.proxy_subset import select_proxy_subset
+from scicustom.core.intrinsic import quality_score, scored_text_digest
 from scicustom.selector.servicer import binding
 from scicustom.selector.v1 import selector_pb2 as pb
 from scicustom.selector.v1 import selector_pb2_grpc as pb_grpc
@@ -61,14 +62,17 @@ def test_stored_scores_are_computed_once_then_read(tmp_path):
     ctx = tagged_context(tmp_path)
     items = sorted(ctx.corpus.load_items(), key=lambda it: it.id)[:30]
     ids = [it.id for it in items]
-    ctx.corpus.add_intrinsic({ids[0]: (55.5, 3.25)})  # already known: not recomputed
+    digest = {it.id: scored_text_digest(it.question, it.answer) for it in items}
+    ctx.corpus.add_hardness(ctx.perplexity.name, {(ids[0], digest[ids[0]]): 3.25})  # already known: not recomputed
     with loopback([binding(ctx)]) as channel:
         stub = pb_grpc.SelectorServiceStub(channel)
         first = stub.SelectProxySubset(_request(ids, k2=5, samples=10, seed=1), timeout=30)
         assert first.scores_source == "stored" and first.scores_computed == 29
         assert [q for q, _ in ctx.perplexity.scored] == [it.question for it in items[1:]]
-        stored = ctx.corpus.load_intrinsic()
-        assert stored[ids[0]] == (55.5, 3.25)
+        cached = ctx.corpus.load_hardness(ctx.perplexity.name)
+        stored = {it.id: (round(quality_score(it.question, it.answer), 6), cached[(it.id, digest[it.id])])
+                  for it in items}
+        assert stored[ids[0]][1] == 3.25
         assert stored[ids[3]][1] == round(1.0 + len(items[3].answer) / 7.0, 6)
         second = stub.SelectProxySubset(_request(ids, k2=5, samples=10, seed=1), timeout=30)
     assert second.scores_computed == 0 and list(second.chosen) == list(first.chosen)

@@ -82,11 +82,15 @@ def test_tagger_image_requirements_drop_torch_and_the_packaged_models() -> None:
 @pytest.mark.slow
 def test_models_prepare_leaves_ready_models_in_the_cache(capsys: pytest.CaptureFixture[str]) -> None:
     from scicustom.adapters.packaged_models import SMOLLM_NAME
+    from scicustom.adapters.smollm_onnx_export import GRAPH_FILE, META_FILE, WEIGHTS_FILE, onnx_dir
     from scicustom.cli import main
     from scicustom.config import Settings
 
     assert main(["models", "prepare"]) == 0
     converted = Settings().model_cache / SMOLLM_NAME
+    exported = onnx_dir(Settings().model_cache)
     assert capsys.readouterr().out.strip() == (
-        f"all-MiniLM-L6-v2 ready (384 dimensions); {SMOLLM_NAME} ready in {converted}")
+        f"all-MiniLM-L6-v2 ready (384 dimensions); {SMOLLM_NAME} ready in {converted}; "
+        f"its ONNX perplexity graph in {exported}")
     assert {"config.json", "model.safetensors", "tokenizer.json"} <= {p.name for p in converted.iterdir()}
+    assert {p.name for p in exported.iterdir()} == {GRAPH_FILE, WEIGHTS_FILE, META_FILE, "tokenizer.json"}

@@ -18,6 +18,7 @@ def _line(record: object) -> bytes:
 
 def test_each_bad_record_is_counted_under_its_reason(ctx):
     good = make_item("hand", "CC0", "", "Is a virus alive?", ["Yes", "No"], 1)
+    # Hardness is not scored at ingestion (builds score it), so even an unscorable item is indexed.
     unscorable = make_item("hand", "CC0", "", "An unscorable virus question?", ["A", "B"], 0)
     rogue = make_item("hand", "CC0", "", "A rogue quasar question?", ["A", "B"], 0)
     tampered = {**item_record(make_item("hand", "CC0", "", "Bone?", ["A", "B"], 0)), "answer_index": 1}
@@ -31,13 +32,13 @@ def test_each_bad_record_is_counted_under_its_reason(ctx):
     _publish_imported(ctx, batch_id)
     run_workers(ctx, lambda: bool(envelopes(ctx.event_bus, ITEMS_INDEXED)))
     (indexed,) = envelopes(ctx.event_bus, ITEMS_INDEXED)
-    assert indexed.items_batch.count == 1
-    assert ctx.search_index.item_ids() == [good.id]
+    assert indexed.items_batch.count == 2
+    kept = sorted([good.id, unscorable.id])
+    assert ctx.search_index.item_ids() == kept
     report = json.loads(ctx.store.get_bytes(BatchKeys(batch_id).indexed))
-    assert report["read"] == 8 and report["tagged"] == 2 and report["indexed"] == 1
-    assert report["item_ids"] == [good.id]
+    assert report["read"] == 8 and report["tagged"] == 2 and report["indexed"] == 2
+    assert report["item_ids"] == kept
     assert report["skipped"] == {
-        "index: quality or hardness is not finite": 1,
         "tag: duplicate item in the batch": 1,
         "tag: fewer than two options": 1,
         "tag: id does not match the item's content": 1,
@@ -47,6 +48,5 @@ def test_each_bad_record_is_counted_under_its_reason(ctx):
     }
     state = batch_state(ctx.store, batch_id)
     assert state is not None and state.state == "indexed"
-    assert {it.id for it in ctx.corpus.load_items()} == {good.id}
-    # The item skipped for its hardness leaves no score behind in the corpus of record.
-    assert set(ctx.corpus.load_intrinsic()) == {good.id}
+    assert {it.id for it in ctx.corpus.load_items()} == set(kept)
+    assert ctx.perplexity.pairs == 0

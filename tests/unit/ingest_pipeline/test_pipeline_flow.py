@@ -9,6 +9,7 @@ import json
 import numpy as np
 
 from scicustom.app.ingest.batch_submission import Paper, PaperItem, paper_items, submit_paper
+from scicustom.app.ingest.intrinsic_scoring import ensure_intrinsic_scores
 from scicustom.app.ingest.item_batches import BatchKeys, batch_state, write_imported
 from scicustom.app.ingest.search_indexing import indexed_ids
 from scicustom.core.intrinsic import quality_score
@@ -58,7 +59,8 @@ def test_a_paper_flows_into_the_index_and_the_corpus_of_record(ctx):
     assert index.items_with_units(["u1"]) == {virus: ["u1"], enzyme: ["u1"]}
     item = index.item(bone)
     assert item.text == "What does an osteoclast do to bone?\nAnswer: It resorbs bone."
-    assert item.hardness == expected_hardness("It resorbs bone.") == 2.0
+    # Hardness is left to the builds that need it: ingestion runs no perplexity model.
+    assert item.hardness is None and ctx.perplexity.pairs == 0
     assert item.quality == round(quality_score("What does an osteoclast do to bone?", "It resorbs bone."), 6)
     np.testing.assert_array_equal(item.embedding, HashingEmbedder().encode([item.text])[0])
 
@@ -69,7 +71,12 @@ def test_a_paper_flows_into_the_index_and_the_corpus_of_record(ctx):
     assert items[virus].licence == "CC-BY-4.0" and items[bone].format == "open"
     assert corpus.load_tags("keyword-tagger-v1") == {virus: [("u1", 0.9)], bone: [("u2", 0.8)],
                                                      enzyme: [("u1", 0.9), ("u3", 0.7)], hamlet: [("ns", 0.6)]}
-    assert corpus.load_intrinsic()[bone] == (item.quality, 2.0)
+    assert corpus.load_intrinsic() == {}
+    # What a build asks for later: the indexed quality, and the hardness computed then and cached.
+    scored = ensure_intrinsic_scores(corpus, ctx.perplexity, [items[bone]], show_progress=False)
+    assert scored.scores == {bone: (item.quality, expected_hardness("It resorbs bone."))} and scored.computed == 1
+    assert ensure_intrinsic_scores(corpus, ctx.perplexity, [items[bone]], show_progress=False).cached == 1
+    assert ctx.perplexity.pairs == 1
     ids, matrix = corpus.load_embeddings("hashing-test")
     assert sorted(ids) == sorted(item_ids)
     np.testing.assert_array_equal(matrix[ids.index(bone)], item.embedding)
@@ -79,7 +86,7 @@ def test_a_paper_flows_into_the_index_and_the_corpus_of_record(ctx):
     assert state is not None and state.state == "indexed"
     assert state.report is not None and state.report["indexed"] == 4 and state.report["skipped"] == {}
     assert state.report["item_ids"] == sorted(item_ids)
-    assert set(state.report["seconds"]) == {"embedding", "tagging", "perplexity", "indexing"}
+    assert set(state.report["seconds"]) == {"embedding", "tagging", "quality", "indexing"}
 
 
 def test_redelivered_events_publish_equal_events_and_rewrite_nothing(ctx):
@@ -188,6 +195,5 @@ def test_concurrent_index_workers_lose_no_batch(ctx):
     run_workers(ctx, _indexed(ctx, 6), copies=3)
     assert {it.id for it in ctx.corpus.load_items()} == expected
     assert set(ctx.corpus.load_tags("keyword-tagger-v1")) == expected
-    assert set(ctx.corpus.load_intrinsic()) == expected
     assert set(ctx.corpus.load_embeddings("hashing-test")[0]) == expected
     assert set(ctx.search_index.item_ids()) == expected

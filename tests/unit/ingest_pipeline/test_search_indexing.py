@@ -13,7 +13,7 @@ from scicustom.app.ingest.search_indexing import index_corpus, indexed_ids
 from scicustom.cli import build_parser, main
 from scicustom.core.corpus_item import make_item
 from scicustom.core.errors import InvalidInput, PreconditionFailed
-from scicustom.core.intrinsic import quality_score
+from scicustom.core.intrinsic import quality_score, scored_text_digest
 from tests.support.hashing_embedder import HashingEmbedder
 from tests.unit.ingest_pipeline.conftest import UNITS, LengthPerplexity, expected_hardness
 
@@ -27,7 +27,9 @@ def _corpus(tmp_path):
     repo.save_items(items)
     tags = {it.id: [("u1", 0.9)] + ([("u2", 0.3)] if k % 2 else []) for k, it in enumerate(items[:5])}
     repo.save_tags("v1", tags)  # items 5 and 6 are not tagged by v1
-    repo.add_intrinsic({items[0].id: (12.5, 7.25)})  # stored earlier: kept, not recomputed
+    # Scored earlier under this model and text: reused, not recomputed.
+    first_key = (items[0].id, scored_text_digest(items[0].question, items[0].answer))
+    repo.add_hardness(LengthPerplexity.name, {first_key: 7.25})
     repo.add_embeddings(EMBEDDER.name, [items[1].id], EMBEDDER.encode([items[1].text]))
     return repo, items, tags
 
@@ -44,7 +46,7 @@ def test_tagged_items_are_indexed_once_with_their_units_scores_and_embeddings(tm
     assert index.item_ids() == sorted(it.id for it in items[:5])
     first, third = index.item(items[0].id), index.item(items[3].id)
     assert first.units == ("u1",) and third.units == ("u1", "u2")
-    assert (first.quality, first.hardness) == (12.5, 7.25)
+    assert (first.quality, first.hardness) == (round(quality_score(items[0].question, items[0].answer), 6), 7.25)
     assert third.hardness == expected_hardness(items[3].answer)
     assert third.quality == round(quality_score(items[3].question, items[3].answer), 6)
     np.testing.assert_array_equal(third.embedding, EMBEDDER.encode([items[3].text])[0])

@@ -102,9 +102,7 @@ def assemble_world(components: Components, requirement: Requirement, seed: int, 
     progress("jury", 1, 1)
 
     def intrinsic(needed: Sequence[CorpusItem]) -> Mapping[str, tuple[float, float]]:
-        ensure_intrinsic_scores(components.corpus, components.perplexity, needed, show_progress=False)
-        known = components.corpus.load_intrinsic()
-        return {it.id: known[it.id] for it in needed}
+        return ensure_intrinsic_scores(components.corpus, components.perplexity, needed, show_progress=False).scores
 
     neighbours = NeighbourAnswers(index, items, row_of, matrix)
 

@@ -1,8 +1,12 @@
 """The two steps of the ingestion pipeline on one stored batch, each idempotent on the batch id.
 
 tag:   imported.jsonl -> embed (Embedder) + tag (Tagger) -> tagged.jsonl
-index: tagged.jsonl -> quality + hardness (core.intrinsic, AnswerPerplexity) -> the search index
-       and the corpus of record (per-batch shards) -> indexed.json
+index: tagged.jsonl -> quality (core.intrinsic) -> the search index and the corpus of record
+       (per-batch shards) -> indexed.json
+
+Hardness (answer perplexity, ~0.1-0.5 s an item on CPU) is not scored here: builds score it, and
+cache it, for the few hundred items that can enter a proxy subset (app/ingest/intrinsic_scoring.py),
+so indexing runs at the rate of embedding and tagging. The index stores no hardness (None).
 
 A step whose output exists returns what it recorded and writes nothing, so a redelivered event
 costs no model call and changes no byte. A bad record is counted under its reason and skipped;
@@ -31,12 +35,10 @@ from scicustom.app.ingest.item_batches import (
 from scicustom.app.ingest.search_indexing import mark_indexed
 from scicustom.app.papers.withdrawal import batch_withdrawn, withdraw_batches
 from scicustom.core.canonical_json import canonical_bytes
-from scicustom.core.corpus_item import CorpusItem
 from scicustom.core.intrinsic import quality_score
 from scicustom.core.units import UnitCatalog
 from scicustom.core.zero_shot_tagger import ZeroShotTagger
 from scicustom.ports import (
-    AnswerPerplexity,
     CorpusRepository,
     Embedder,
     IndexedItem,
@@ -109,27 +111,8 @@ def tag_batch(store: ObjectStore, batch_id: str, imported: bytes, source: str, e
     return StepOutcome(batch_id, len(lines), tagger.version, report)
 
 
-def _intrinsic(repo: CorpusRepository, batch_id: str, items: Sequence[CorpusItem],
-               perplexity: AnswerPerplexity) -> tuple[dict[str, tuple[float, float]], float]:
-    """Quality and hardness per item, and the seconds the perplexity model took: the batch's stored
-    shard, else what the corpus knows plus the missing ones computed (rounded as
-    ensure_intrinsic_scores rounds them)."""
-    stored = repo.load_intrinsic_shard(batch_id)
-    if stored is not None:
-        return stored, 0.0
-    known = repo.load_intrinsic()
-    missing = [it for it in items if it.id not in known]
-    started = time.perf_counter()
-    hardness = perplexity.perplexities([(it.question, it.answer) for it in missing]) if missing else np.zeros(0)
-    seconds = time.perf_counter() - started
-    scores = {it.id: known[it.id] for it in items if it.id in known}
-    for item, value in zip(missing, hardness, strict=True):
-        scores[item.id] = (round(quality_score(item.question, item.answer), 6), round(float(value), 6))
-    return scores, seconds
-
-
 def index_batch(store: ObjectStore, repo: CorpusRepository, batch_id: str, tagged: bytes, tagger_version: str,
-                perplexity: AnswerPerplexity, search_index: SearchIndex, index_name: str) -> StepOutcome:
+                search_index: SearchIndex, index_name: str) -> StepOutcome:
     """Scores, indexes and registers the batch's tagged items; `tagged` is the verified tagged.jsonl."""
     keys = BatchKeys(batch_id)
     if store.exists(keys.indexed):
@@ -147,16 +130,15 @@ def index_batch(store: ObjectStore, repo: CorpusRepository, batch_id: str, tagge
         if len(t.embedding) != dims[0][0]:
             skipped["embedding size differs from the batch's"] += 1
     good = [t for t in good if len(t.embedding) == dims[0][0]]
-    scores, perplexity_s = _intrinsic(repo, batch_id, [t.item for t in good], perplexity)
+    scoring = time.perf_counter()
+    quality = {t.item.id: round(quality_score(t.item.question, t.item.answer), 6) for t in good}
+    quality_s = time.perf_counter() - scoring
     kept = []
     for t in good:
-        # A stored shard holds only the finite scores: an item it lacks was skipped for that before.
-        quality, hardness = scores.get(t.item.id, (math.nan, math.nan))
-        if math.isfinite(quality) and math.isfinite(hardness):
+        if math.isfinite(quality[t.item.id]):
             kept.append(t)
         else:
-            skipped["quality or hardness is not finite"] += 1
-    repo.save_intrinsic_shard(batch_id, {t.item.id: scores[t.item.id] for t in kept})
+            skipped["quality is not finite"] += 1
     # The corpus of record: one shard per kind, written only by this batch, so no update is lost.
     repo.save_item_shard(batch_id, [t.item for t in kept])
     repo.save_tags_shard(tagger_version, batch_id, {t.item.id: t.tags for t in kept})
@@ -165,8 +147,8 @@ def index_batch(store: ObjectStore, repo: CorpusRepository, batch_id: str, tagge
         repo.save_embeddings_shard(model, batch_id, [t.item.id for t in rows], np.stack([t.embedding for t in rows]))
     indexing = time.perf_counter()
     indexed = search_index.index_items([
-        IndexedItem(t.item.id, tuple(u for u, _ in t.tags), t.item.text, hardness=scores[t.item.id][1],
-                    quality=scores[t.item.id][0], embedding=t.embedding) for t in kept]) if kept else 0
+        IndexedItem(t.item.id, tuple(u for u, _ in t.tags), t.item.text, hardness=None,
+                    quality=quality[t.item.id], embedding=t.embedding) for t in kept]) if kept else 0
     done = time.perf_counter()
     mark_indexed(store, index_name, tagger_version, f"batch-{batch_id}", [t.item.id for t in kept])
     tag_report = _read_json(store, keys.tag_report) if store.exists(keys.tag_report) else {}
@@ -177,7 +159,7 @@ def index_batch(store: ObjectStore, repo: CorpusRepository, batch_id: str, tagge
         "index": index_name, "read": int(tag_report.get("read", lines_read)), "tagged": lines_read,
         "indexed": indexed, "item_ids": [t.item.id for t in kept],
         "skipped": dict(sorted(every_skip.items())),
-        "seconds": {**tag_report.get("seconds", {}), "perplexity": round(perplexity_s, 4),
+        "seconds": {**tag_report.get("seconds", {}), "quality": round(quality_s, 4),
                     "indexing": round(done - indexing, 4)},
     }
     if batch_withdrawn(store, batch_id):  # superseded while it was being indexed: take it out again

@@ -82,8 +82,8 @@ def index_corpus(repo: CorpusRepository, search_index: SearchIndex, index_name: 
     if not todo:
         return report
     vectors, report.embedded, _ = item_embeddings(repo, embedder, todo, show_progress=show_progress)
-    report.scored = ensure_intrinsic_scores(repo, perplexity, todo, show_progress=show_progress).computed
-    scores = repo.load_intrinsic()
+    scoring = ensure_intrinsic_scores(repo, perplexity, todo, show_progress=show_progress)
+    report.scored, scores = scoring.computed, scoring.scores
     started = time.perf_counter()
     bar = tqdm(total=len(todo), desc="index items", unit=" item", disable=not show_progress)
     for start in range(0, len(todo), chunk):
