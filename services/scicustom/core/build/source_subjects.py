@@ -1,0 +1,35 @@
+"""Whether an item's own source filed it under the requirement's topic.
+
+The corpus keeps each item's subject as its source published it (MMLU `virology`, MedMCQA
+`Biochemistry / AIIMS 2018`, ...). When that subject *is* the requirement's topic, a person filed the
+question there, which is stronger evidence than any similarity: the evidence judges were built to
+tell a narrow topic from its field, and for a broad topic ("virology") the field's items are the
+topic's items, so they rejected most of them. Only an exact match counts: a subject that is merely
+the topic's field ("physiology" for "renal physiology", "college chemistry" for "organic chemistry")
+says nothing about the narrower topic, and the other judges decide those items.
+"""
+
+from __future__ import annotations
+
+import re
+
+# Level and exam qualifiers that say where a question was used, not what it is about.
+_QUALIFIERS = re.compile(r"^(?:high school|college|professional|elementary|conceptual)\s+")
+_EXAM = re.compile(r"\s*/.*$")  # MedMCQA "Pathology / AIIMS 2018"
+
+
+def normalised_subject(subject: str) -> str:
+    text = _EXAM.sub("", subject.replace("_", " ")).strip().lower()
+    text = _QUALIFIERS.sub("", text)
+    return " ".join(text.split())
+
+
+def normalised_topic(domain: str) -> str:
+    return " ".join(domain.lower().split()).strip(" .")
+
+
+def filed_under_topic(subject: str, domain: str) -> bool:
+    """True when the item's source subject names exactly the requirement's domain (case, level
+    qualifiers such as "high school" and exam suffixes aside)."""
+    topic = normalised_topic(domain)
+    return bool(topic) and normalised_subject(subject) == topic

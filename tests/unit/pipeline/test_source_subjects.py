@@ -1,0 +1,66 @@
+"""An item its source files under the requirement's topic itself is relevant; its field is not enough."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from scicustom.core.build.relevance import RelevanceModel, TopicEvidence, offline_relevance_jury
+from scicustom.core.build.source_subjects import filed_under_topic, normalised_subject
+from scicustom.core.corpus_item import make_item
+from scicustom.core.requirement import Requirement
+from tests.support.hashing_embedder import HashingEmbedder
+
+
+@pytest.mark.parametrize(("subject", "domain"), [
+    ("virology", "virology"), ("medical_genetics", "Medical genetics"), ("Biochemistry / AIIMS 2018", "biochemistry"),
+    ("high_school_physics", "physics"), ("college_biology", "Biology."), ("human_aging", "human aging")])
+def test_the_topic_itself_matches(subject, domain):
+    assert filed_under_topic(subject, domain)
+
+
+@pytest.mark.parametrize(("subject", "domain"), [
+    ("Physiology", "renal physiology"), ("college_chemistry", "organic chemistry"), ("high_school_physics",
+    "nuclear physics"), ("arc_easy", "virology"), ("science", "science fiction"), ("virology", ""),
+    ("Microbiology", "virology")])
+def test_a_field_or_an_unrelated_subject_does_not(subject, domain):
+    assert not filed_under_topic(subject, domain)
+
+
+@given(st.text(max_size=40))
+def test_normalising_a_subject_is_idempotent_and_never_fails(subject):
+    once = normalised_subject(subject)
+    assert normalised_subject(once) == once
+
+
+def _jury(requirement, items):
+    embedder = HashingEmbedder()
+    ids = [it.id for it in items]
+    matrix = embedder.encode([it.text for it in items])
+    evidence = TopicEvidence(requirement, embedder, ids, matrix, list(range(len(ids))),
+                             {it.id: it.text for it in items})
+    return offline_relevance_jury(evidence, {i: matrix[r] for r, i in enumerate(ids)}, RelevanceModel.packaged())
+
+
+def _item(subject, question, options=("A", "B", "C", "D")):
+    return make_item("mmlu", "MIT", subject, question, list(options), 0)
+
+
+def test_an_item_filed_under_the_topic_needs_only_a_topic_term_and_an_exclusion_still_vetoes_it():
+    virology = Requirement("virology", "virology", "Questions on viruses: reverse transcriptase and capsid "
+                           "assembly. Avoid hospital billing codes.")
+    filler = [_item("miscellaneous", f"What colour is the sky over town {k}?") for k in range(120)]
+    measles = "How does the reverse transcriptase of this agent copy its genome?"
+    filed, unfiled = _item("virology", measles), _item("miscellaneous", measles)
+    termless = _item("virology", "Which study design compares a group of cases with a group of controls?")
+    billing = _item("virology", "Which hospital billing codes apply to a hospital billing visit?")
+    jury = _jury(virology, [*filler, filed, unfiled, termless, billing])
+    for judge in jury:
+        accepted = judge.judge(virology, filed)
+        assert accepted.relevant and "files it under 'virology'" in accepted.reason and "transcriptas" in accepted.reason
+        assert "files it under" not in judge.judge(virology, unfiled).reason
+        rejected = judge.judge(virology, termless)
+        assert not rejected.relevant and "names no term specific to the topic" in rejected.reason
+        vetoed = judge.judge(virology, billing)
+        assert not vetoed.relevant and "excluded" in vetoed.reason
