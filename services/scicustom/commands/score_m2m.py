@@ -115,7 +115,7 @@ def run_score_m2m(args: argparse.Namespace, ctx: Context) -> int:
         references=read_references(args.reference_file, vocabulary, options) if args.reference_file else None,
         reference_embeddings=not args.no_embeddings, attacks=args.attacks, attack_sample=args.attack_sample,
         attack_model=args.attack_model or "", seed=args.seed, judge_models=judges, judge_pairs=pairs,
-        judge_problems=args.judge_problems)
+        judge_problems=args.judge_problems, two_processes=True)
     flags = {**FLAGS, **{f"options.judge_models[{k}]": "--judge-models" for k in range(len(judges))},
              **{f"options.judge_pairs[{k}]": "--judge-pairs" for k in range(len(pairs))}}
     with fields_renamed(flags):

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from scicustom.app.field_checks import at_most
+from scicustom.app.scoring.forked_row_metrics import row_metric_columns_on_two_cores
 from scicustom.core.errors import InvalidInput
 from scicustom.core.indented_json import indented_json
 from scicustom.core.llm_usage import LLMUsage, MeteredLLM
@@ -71,6 +72,8 @@ class M2MRequest:
     judge_models: Sequence[str] = ()
     judge_pairs: Sequence[str] = ()  # "SYSTEM_A:SYSTEM_B"; none: every pair
     judge_problems: int = DEFAULT_JUDGE_PROBLEMS
+    # Score the per-row metrics of a large input in two processes (fork): for the CLI, never a server.
+    two_processes: bool = False
 
 
 @dataclass(frozen=True)
@@ -102,8 +105,10 @@ def score_hypotheses(request: M2MRequest, vocabulary: M2MVocabulary, llm: Callab
     systems = records.text(request.system_column) if request.system_column else None
     _check_unique_ids(records, id_column, systems)
     pairs = _judge_pairs(request.judge_pairs, set(systems)) if systems is not None else None
+    row_columns = (row_metric_columns_on_two_cores(records, vocabulary, request.scoring)
+                   if request.two_processes else None)
     rows = score_records(records, vocabulary, request.scoring, group_by=request.group_by,
-                         min_group_size=request.min_group_size, id_column=id_column)
+                         min_group_size=request.min_group_size, id_column=id_column, row_columns=row_columns)
 
     report: dict[str, Any] = {}
     meters: list[MeteredLLM] = []

@@ -49,8 +49,10 @@ class ScoredRow:
 
 def score_records(records: M2MRecords, vocabulary: M2MVocabulary, options: ScoringOptions = PARITY,
                   *, group_by: str | None = None, min_group_size: int = MIN_GROUP_SIZE,
-                  id_column: str = "paper_id", with_sns: bool = True) -> list[ScoredRow]:
-    """Scores of every row; `with_sns=False` leaves sns out (cbs over the other five metrics)."""
+                  id_column: str = "paper_id", with_sns: bool = True,
+                  row_columns: Mapping[str, list[float | int | None]] | None = None) -> list[ScoredRow]:
+    """Scores of every row; `with_sns=False` leaves sns out (cbs over the other five metrics).
+    `row_columns`: `row_metric_columns` of these records, when the caller computed them (in parts)."""
     if len(records) == 0:
         raise InvalidInput("input", "no rows to score")
     for required in (id_column, "hypothesis"):
@@ -58,13 +60,8 @@ def score_records(records: M2MRecords, vocabulary: M2MVocabulary, options: Scori
             raise InvalidInput(required, "column is missing from the input")
     if group_by is not None and not records.has(group_by):
         raise InvalidInput("group_by", f"no column {group_by!r} in the input")
-    texts = PreparedTexts(records, vocabulary)
     decimals = vocabulary.decimals
-    columns: dict[str, list[float | int | None]] = {}
-    for metric_columns in (rcf.score_rcf(texts), hpa.score_hpa(texts), msi.score_msi(texts, options),
-                           ip.score_ip(texts, options), pdq.score_pdq(texts, options)):
-        for name, values in metric_columns.items():
-            columns[name] = values.tolist() if name in COUNT_COLUMNS else list(python_round(values, decimals))
+    columns = dict(row_columns) if row_columns is not None else row_metric_columns(records, vocabulary, options)
     if with_sns:
         columns.update(_sns_columns(records, vocabulary, options, group_by, min_group_size))
     else:
@@ -81,6 +78,20 @@ def score_records(records: M2MRecords, vocabulary: M2MVocabulary, options: Scori
             sub={name: columns[name][i] for metric in METRICS for name in SUB_COLUMNS[metric]},
         ))
     return rows
+
+
+def row_metric_columns(records: M2MRecords, vocabulary: M2MVocabulary,
+                       options: ScoringOptions = PARITY) -> dict[str, list[float | int | None]]:
+    """The rounded columns of rcf, hpa, msi, ip and pdq. Each row's values depend on that row alone,
+    so the columns of a split of the rows, joined, are those of the whole."""
+    texts = PreparedTexts(records, vocabulary)
+    decimals = vocabulary.decimals
+    columns: dict[str, list[float | int | None]] = {}
+    for metric_columns in (rcf.score_rcf(texts), hpa.score_hpa(texts), msi.score_msi(texts, options),
+                           ip.score_ip(texts, options), pdq.score_pdq(texts, options)):
+        for name, values in metric_columns.items():
+            columns[name] = values.tolist() if name in COUNT_COLUMNS else list(python_round(values, decimals))
+    return columns
 
 
 def _sns_columns(records: M2MRecords, vocabulary: M2MVocabulary, options: ScoringOptions, group_by: str | None,
