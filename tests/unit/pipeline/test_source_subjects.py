@@ -51,14 +51,15 @@ def test_an_item_filed_under_the_topic_needs_only_a_topic_term_and_an_exclusion_
     virology = Requirement("virology", "virology", "Questions on viruses: reverse transcriptase and capsid "
                            "assembly. Avoid hospital billing codes.")
     filler = [_item("miscellaneous", f"What colour is the sky over town {k}?") for k in range(120)]
-    measles = "How does the reverse transcriptase of this agent copy its genome?"
-    filed, unfiled = _item("virology", measles), _item("miscellaneous", measles)
+    question = "How does the reverse transcriptase of this agent copy its genome?"
+    filed, unfiled = _item("virology", question), _item("miscellaneous", question)
     termless = _item("virology", "Which study design compares a group of cases with a group of controls?")
     billing = _item("virology", "Which hospital billing codes apply to a hospital billing visit?")
     jury = _jury(virology, [*filler, filed, unfiled, termless, billing])
     for judge in jury:
         accepted = judge.judge(virology, filed)
-        assert accepted.relevant and "files it under 'virology'" in accepted.reason and "transcriptas" in accepted.reason
+        assert accepted.relevant and "files it under 'virology'" in accepted.reason
+        assert "transcriptas" in accepted.reason
         assert "files it under" not in judge.judge(virology, unfiled).reason
         rejected = judge.judge(virology, termless)
         assert not rejected.relevant and "names no term specific to the topic" in rejected.reason
