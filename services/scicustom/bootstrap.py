@@ -245,10 +245,13 @@ class Context:
 
     @cached_property
     def embedder(self) -> Embedder:
-        if self.settings.embedder == "minilm-int8":
-            from scicustom.adapters.minilm_int8_embedder import MiniLMInt8Embedder
+        s = self.settings
+        if s.embedder != "minilm":
+            from scicustom.adapters.minilm_onnx_embedder import OnnxMiniLMEmbedder
 
-            return MiniLMInt8Embedder(batch_size=self.settings.embed_batch, threads=self.settings.embed_threads)
+            if s.embedder == "minilm-int8":
+                return OnnxMiniLMEmbedder.int8(batch_size=s.embed_batch, threads=s.embed_threads)
+            return OnnxMiniLMEmbedder.fp32(s.model_cache, batch_size=s.embed_batch, threads=s.embed_threads)
         from scicustom.adapters.minilm_embedder import MiniLMEmbedder
 
         return MiniLMEmbedder(batch_size=self.settings.embed_batch)

