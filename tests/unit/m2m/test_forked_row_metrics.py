@@ -62,3 +62,17 @@ def test_a_child_that_sends_nothing_has_its_half_scored_here(records: M2MRecords
     monkeypatch.setattr(forked_row_metrics, "row_metric_columns", dying_in_child)
     assert row_metric_columns_on_two_cores(records, vocabulary, PARITY) == row_metric_columns(
         records, vocabulary, PARITY)
+
+
+def test_an_error_in_this_half_ends_a_child_blocked_on_a_full_pipe(records: M2MRecords, vocabulary: M2MVocabulary,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    parent = os.getpid()
+
+    def raising_here_while_the_child_sends_a_lot(part: M2MRecords, *args: object) -> object:
+        if os.getpid() == parent:
+            raise InvalidInput("hypothesis", "bad row in the first half")
+        return {"rcf": [0.5] * 1_000_000}  # far more than a pipe buffers: the child blocks writing
+
+    monkeypatch.setattr(forked_row_metrics, "row_metric_columns", raising_here_while_the_child_sends_a_lot)
+    with pytest.raises(InvalidInput, match="first half"):  # before the fix: waited on the child forever
+        row_metric_columns_on_two_cores(records, vocabulary, PARITY)

@@ -36,14 +36,17 @@ def row_metric_columns_on_two_cores(records: M2MRecords, vocabulary: M2MVocabula
     if child == 0:  # pragma: no cover - runs in the child, which leaves by os._exit
         _score_in_child(records.subset(range(half, n)), vocabulary, options, read_end, write_end)
     os.close(write_end)
+    pipe = os.fdopen(read_end, "rb")
     try:
         first = row_metric_columns(records.subset(range(half)), vocabulary, options)
-        with os.fdopen(read_end, "rb") as pipe:
-            try:
-                second: Columns | None = pickle.load(pipe)
-            except (EOFError, pickle.UnpicklingError):
-                second = None
+        try:
+            second: Columns | None = pickle.load(pipe)
+        except (EOFError, pickle.UnpicklingError):
+            second = None
     finally:
+        # Closed before the wait: a child still writing into a full pipe then ends (broken pipe)
+        # instead of blocking forever when this half raised.
+        pipe.close()
         os.waitpid(child, 0)
     if second is None:
         # The child failed (an error, or it died): score its half here, which raises that error here.
