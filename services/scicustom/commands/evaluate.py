@@ -31,7 +31,7 @@ from scicustom.core.evaluation.benchmark_lines import MCQItem, parse_benchmark
 from scicustom.core.evaluation.model_spec import ModelsFile, parse_models_file
 from scicustom.core.evaluation.ranking import compare_rankings, read_ranking
 from scicustom.core.evaluation.unit_breakdown import item_units
-from scicustom.core.jsonl import parse_jsonl
+from scicustom.core.jsonl import jsonl_lines, parse_jsonl
 from scicustom.core.llm_usage import LLMUsage
 
 if TYPE_CHECKING:
@@ -75,8 +75,8 @@ def _read_benchmark(path: Path) -> tuple[list[MCQItem], str, dict[str, tuple[str
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         raise InvalidInput("--benchmark", f"{path} is not UTF-8") from None
-    items = parse_benchmark(text.splitlines(), source=str(path))
-    units = item_units(row for _, row in parse_jsonl(text.splitlines(), str(path)))
+    items = parse_benchmark(jsonl_lines(text), source=str(path))
+    units = item_units(row for _, row in parse_jsonl(jsonl_lines(text), str(path)))
     return items, hashlib.sha256(data).hexdigest(), units
 
 

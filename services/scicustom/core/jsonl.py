@@ -27,6 +27,13 @@ def json_loads(text: str) -> Any:
         raise NotJSON(str(exc).split(";")[0].split(":")[0]) from None
 
 
+def jsonl_lines(text: str) -> list[str]:
+    """The lines of a JSON Lines text. Only a line feed ends one: str.splitlines also breaks at
+    characters a JSON string may hold unescaped (U+0085, U+2028, U+2029), and a corpus question holding
+    U+0085 split its benchmark row in two (a build then failed)."""
+    return text.split("\n")
+
+
 def parse_jsonl(lines: Iterable[str], where: str, *, line_mark: str = " line ") -> Iterator[tuple[str, dict[str, Any]]]:
     """(location, object) per non-blank line; `location` is `where`, `line_mark` and the line number."""
     for number, line in enumerate(lines, 1):

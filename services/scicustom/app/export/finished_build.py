@@ -12,6 +12,7 @@ from typing import Any
 from scicustom.core.errors import InvalidInput
 from scicustom.core.export.build_facts import BuildFacts, build_facts
 from scicustom.core.export.export_items import ExportItem, export_items
+from scicustom.core.jsonl import jsonl_lines
 
 BUILD_FILES = ("benchmark.jsonl", "config.json", "voting.json")
 
@@ -48,7 +49,7 @@ def read_finished_build(build_dir: Path) -> FinishedBuild:
         raise InvalidInput("BUILD_DIR", f"{build_dir} is not a directory")
     benchmark = build_dir / "benchmark.jsonl"
     text, data = _read_text(benchmark)
-    items = export_items(text.splitlines(), str(benchmark))
+    items = export_items(jsonl_lines(text), str(benchmark))
     config_path, voting_path = build_dir / "config.json", build_dir / "voting.json"
     facts = build_facts(_read_json(config_path), _read_json(voting_path), hashlib.sha256(data).hexdigest(),
                         config_where=str(config_path), voting_where=str(voting_path))

@@ -29,7 +29,7 @@ from scicustom.app.report.html_page import (
 )
 from scicustom.core.errors import InvalidInput
 from scicustom.core.evaluation.benchmark_lines import LABELS, split_query
-from scicustom.core.jsonl import NotJSON, json_loads, parse_jsonl
+from scicustom.core.jsonl import NotJSON, json_loads, jsonl_lines, parse_jsonl
 
 REPORT_FILE = "report.html"
 BUILD_FILES = ("voting.json", "candidates.jsonl", "cutoff.json", "proxy.jsonl", "benchmark.jsonl",
@@ -69,7 +69,7 @@ class BuildFiles:
 
         def rows(name: str) -> list[dict[str, Any]]:
             found = []
-            for location, row in parse_jsonl(files[name].splitlines(), f"{where} {name}"):
+            for location, row in parse_jsonl(jsonl_lines(files[name]), f"{where} {name}"):
                 try:
                     check_document(row, name, where)
                 except InvalidInput as exc:  # name the row too

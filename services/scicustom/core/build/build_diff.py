@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from scicustom.core.errors import InvalidInput
+from scicustom.core.jsonl import jsonl_lines
 
 BUILD_FILES = ("benchmark.jsonl", "coverage.json", "voting.json", "config.json")
 
@@ -22,7 +23,7 @@ def parse_build_files(files: Mapping[str, str], where: str) -> dict[str, Any]:
     if missing:
         raise InvalidInput(where, f"not a build output: {', '.join(missing)} missing")
     try:
-        questions = [json.loads(line) for line in files["benchmark.jsonl"].splitlines() if line.strip()]
+        questions = [json.loads(line) for line in jsonl_lines(files["benchmark.jsonl"]) if line.strip()]
         parsed = {name: json.loads(files[name]) for name in BUILD_FILES[1:]}
         ids = [str(q["id"]) for q in questions]
     except (ValueError, KeyError, TypeError) as exc:

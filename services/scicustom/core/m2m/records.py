@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from scicustom.core.errors import InvalidInput
-from scicustom.core.jsonl import NotJSON, json_loads
+from scicustom.core.jsonl import NotJSON, json_loads, jsonl_lines
 from scicustom.core.m2m.plain_csv import Missing, read_plain_csv
 
 _PLAIN_COLUMN = re.compile(r"[\w.-]+")
@@ -85,7 +85,7 @@ def _records_from_pandas(data: bytes, text_columns: set[str], missing_as_empty: 
 
 def records_from_jsonl(data: bytes, text_columns: Iterable[str], *, missing_as_empty: bool = False) -> M2MRecords:
     try:
-        lines = data.decode("utf-8").splitlines()
+        lines = jsonl_lines(data.decode("utf-8"))
     except UnicodeDecodeError as exc:
         raise InvalidInput("input", f"not UTF-8: {exc}") from exc
     rows: list[Mapping[str, Any]] = []
