@@ -45,13 +45,14 @@ OPTIONS = WorkerOptions(max_attempts=2, backoff_s=0.0, poll_timeout_s=0.05, outa
 
 
 class LLMJudgedWorlds:
-    """The synthetic world with the offline judges, plus an LLM relevance judge when asked for."""
+    """The synthetic world with its similarity judges, plus an LLM relevance judge when asked for. (Its
+    four topics are too few for the topic-vs-field judges: a quarter of the background is the topic.)"""
 
     def __init__(self, llm: LiteLLMAdapter) -> None:
         self.llm = llm
 
     def get(self, requirement: Requirement, seed: int, jury: JuryOptions) -> tuple[BuildWorld, dict[str, Any]]:
-        world = synthetic_world(offline_jury=True)
+        world = synthetic_world()
         if jury.llm_judges:
             offline, judge = world.relevance_jury, LLMRelevanceJudge(self.llm, JUDGE)
             world.relevance_jury = lambda req, votes: [*offline(req, votes), judge]

@@ -18,9 +18,9 @@ the topic *within its field*, and says why it voted as it did (the reason goes i
 
 The requirement's exclusions ("Avoid ...", "rather than ...") come first in every judge: an item
 closer to an exclusion than to the topic is voted irrelevant, with that reason. Next, an item whose
-source files it under the topic itself (MMLU `virology` for a virology requirement) needs only a
-topic term in every judge: the judges look for what sets a topic apart from its field, which a broad
-topic's own questions need not show.
+source files it under the topic itself (MMLU `virology` for a virology requirement) is relevant in
+every judge when it names a topic term: the judges look for what sets a topic apart from its field,
+which a broad topic's own questions need not show.
 """
 
 from __future__ import annotations
@@ -193,7 +193,11 @@ class TopicEvidence:
 
 class EvidenceJudge(ABC):
     """An offline judge: the requirement's exclusions veto first; an item its source files under the
-    topic itself is relevant (source_subjects.py); otherwise `decide` weighs the judge's evidence."""
+    topic itself (source_subjects.py) that names a topic term is relevant: the field contrast says
+    nothing there, for a broad topic the field *is* the topic. Measured on resources/relevance_gold:
+    the 19 such items were relevant 18 times; the 12 filed items naming no topic term only 4 times
+    (a "human aging" subject also holds the psychology of ageing), so those go to `decide` like any
+    other item."""
 
     kind = "local"
     name = "evidence"
@@ -207,19 +211,11 @@ class EvidenceJudge(ABC):
         if excluded is not None:
             return Verdict(False, f"closer to the excluded {excluded!r} than to the topic")
         if filed_under_topic(item.subject, requirement.domain):
-            return self.decide_filed(item)
+            found = self.evidence.matched_terms(item)
+            if found:
+                return Verdict(True, f"its source ({item.source}) files it under {item.subject!r}, the topic itself, "
+                                     "and it names topic terms: " + ", ".join(found[:5]))
         return self.decide(item)
-
-    def decide_filed(self, item: CorpusItem) -> Verdict:
-        """An item its source files under the topic itself: the field contrast says nothing there (for
-        a broad topic the field *is* the topic), so it needs only to name a topic term. Measured on
-        resources/relevance_gold: the 19 such items that name a topic term were relevant 18 times, the 12
-        that name none 4 times (a "human aging" subject also holds the psychology of ageing)."""
-        found = self.evidence.matched_terms(item)
-        filed = f"its source ({item.source}) files it under {item.subject!r}, the topic itself"
-        if found:
-            return Verdict(True, f"{filed}, and it names topic terms: " + ", ".join(found[:5]))
-        return Verdict(False, f"{filed}, but it names no term specific to the topic")
 
     @abstractmethod
     def decide(self, item: CorpusItem) -> Verdict: ...
