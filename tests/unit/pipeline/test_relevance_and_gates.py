@@ -105,6 +105,12 @@ def test_the_quality_gate_names_each_reason():
     assert check_item(_mcq("Based on the graph shown in the figure, which curve is fastest?", ["A", "B", "C", "D"])) \
         == "missing-context"
     assert check_item(_mcq("According to the passage, why did he leave?", ["a", "b", "c", "d"])) == "missing-context"
+    for pointed in ("Action of the muscle marked (with arrow) on mandible is", "Name the structure marked with arrow",
+                    "Which of the following marked muscles is involved in opening of jaw?",
+                    "A biopsy specimen is shown (arrow). What is the diagnosis?"):
+        assert check_item(_mcq(pointed, ["a", "b", "c", "d"])) == "missing-context", pointed
+    # An arrow that is part of the question, not of a missing image, stays.
+    assert check_item(_mcq("A compass arrow points north. Which way is west?", ["a", "b", "c", "d"])) is None
     assert check_item(_mcq("Which is a noble gas?", ["Neon", "neon ", "Iron", "Tin"])) == "duplicate-options"
     assert check_item(_mcq("All are true about CRISPR except", ["x", "y", "z", "All of these"], 3)) == "doubtful-key"
     assert check_item(_mcq("Which is a noble gas?", ["Neon", "Iron", "Tin", "Lead"])) is None

@@ -36,6 +36,11 @@ _MISSING = [
     re.compile(r"\b(?:the|this|following|above|preceding)\s+(?:passage|excerpt|paragraph|text|article)\b", re.I),
     re.compile(r"\b(?:in|from)\s+(?:figure|fig\.|table)\s*\d", re.I),
     re.compile(r"\bthe author(?:'s)?\b", re.I),
+    # Structures pointed at in an image the corpus did not keep (MedMCQA/MedQA: "marked (with arrow)").
+    re.compile(r"\b(?:marked|labell?ed|shown|indicated)\b[^.?]{0,20}\barrows?\b|\(\s*(?:with\s+)?arrows?\s*\)", re.I),
+    re.compile(r"\bmarked\s+(?:muscles?|structures?|areas?|parts?|bones?|regions?|vessels?|nerves?|organs?|points?"
+               r"|cells?)\b|\b(?:structure|area|part|region|bone|muscle|vessel|nerve|point)\s+(?:marked|labell?ed)\s+"
+               r"(?:as\s+)?['\"]?[A-Z0-9]\b", re.I),
 ]
 _ALL_ABOVE = re.compile(r"^(?:all of (?:the )?(?:above|these|the following)|all are (?:true|correct))\.?$", re.I)
 _NONE_ABOVE = re.compile(r"^none of (?:the )?(?:above|these)\.?$", re.I)
