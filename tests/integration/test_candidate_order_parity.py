@@ -28,6 +28,7 @@ from scicustom.bootstrap import Context
 from scicustom.core.build.candidates import Candidate
 from scicustom.core.build.vote import VoteResult, aggregate_votes
 from scicustom.core.errors import PreconditionFailed
+from scicustom.core.intrinsic import quality_score
 from scicustom.ports import IndexedItem
 
 pytestmark = pytest.mark.integration
@@ -152,12 +153,13 @@ def real_corpus(es_client):
     current = json.loads(store.get_bytes(CURRENT_INDEX_KEY))
     sparse = SparseUnitIndex.load(store, current["index_key"])
     tags = ctx.corpus.load_tags(current["tagger_version"])
-    questions = {item.id: item.question for item in ctx.corpus.load_items()}
+    corpus_items = ctx.corpus.load_items()
+    questions = {item.id: item.question for item in corpus_items}
+    answers = {item.id: item.answer for item in corpus_items}
     ids, vectors = ctx.corpus.load_embeddings(MINILM_NAME)
     row = {item_id: r for r, item_id in enumerate(ids)}
-    intrinsic = ctx.corpus.load_intrinsic()
-    items = [IndexedItem(i, tuple(u for u, _ in tags[i]), questions[i], hardness=intrinsic.get(i, (0.0, 0.0))[1],
-                         quality=intrinsic.get(i, (0.0, 0.0))[0], embedding=vectors[row[i]])
+    items = [IndexedItem(i, tuple(u for u, _ in tags[i]), questions[i], hardness=0.0,
+                         quality=quality_score(questions[i], answers[i]), embedding=vectors[row[i]])
              for i in sparse.item_ids()]
     unit_ids = list(sparse.unit_counts())
     es = _es_index(es_client, unit_ids, vectors.shape[1], items)

@@ -1,17 +1,16 @@
-"""The corpus as Parquet files in the ObjectStore: items, intrinsic scores, embeddings, tags.
+"""The corpus as Parquet files in the ObjectStore: items, hardness scores, embeddings, tags.
 
 Layout (keys):
   corpus/items.parquet           one row per item, sorted by id
   corpus/import_state.json       per source: fingerprint of what was imported
-  corpus/intrinsic.parquet       id, quality, hardness (computed lazily or eagerly, once per item)
   corpus/hardness/<model>/<digest>.parquet   id, text digest, hardness: append-only, content-addressed
   corpus/embeddings/<model>/shard-NNNNN.npz   ids and vectors, append-only
   index/<tagger>/tags.parquet    id, unit ids best first, scores
   index/<tagger>/text_digests.parquet   id, digest of the text the item was tagged from
 
 Batch shards (the ingestion workers; one writer per batch, so concurrent workers lose no update):
-  corpus/items/batch-<id>.parquet, corpus/intrinsic/batch-<id>.parquet,
-  corpus/embeddings/<model>/batch-<id>.npz, index/<tagger>/tags/batch-<id>.parquet
+  corpus/items/batch-<id>.parquet, corpus/embeddings/<model>/batch-<id>.npz,
+  index/<tagger>/tags/batch-<id>.parquet
 The loaders return the union: the base file first, then the shards in key order; on equal ids
 the later one wins. Shard bytes depend only on their content, so a batch written twice is equal.
 """
@@ -34,14 +33,11 @@ from scicustom.ports import ObjectStore
 
 ITEMS_KEY = "corpus/items.parquet"
 STATE_KEY = "corpus/import_state.json"
-INTRINSIC_KEY = "corpus/intrinsic.parquet"
 ITEM_SHARDS = "corpus/items/"
-INTRINSIC_SHARDS = "corpus/intrinsic/"
 HARDNESS_PREFIX = "corpus/hardness/"
 _MODEL_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
 _BATCH_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,127}")
 _BATCH_SHARD = re.compile(r"batch-[A-Za-z0-9_-]+\.(parquet|npz)")
-_INTRINSIC_SCHEMA = pa.schema([("id", pa.string()), ("quality", pa.float64()), ("hardness", pa.float64())])
 _HARDNESS_SCHEMA = pa.schema([("id", pa.string()), ("text_digest", pa.string()), ("hardness", pa.float64())])
 _TAGS_SCHEMA = pa.schema([("id", pa.string()), ("units", pa.list_(pa.string())), ("scores", pa.list_(pa.float64()))])
 _ZIP_EPOCH = (1980, 1, 1, 0, 0, 0)  # fixed member times: a shard's bytes depend on its content only
@@ -135,34 +131,6 @@ class ParquetCorpusRepository:
 
     def save_import_state(self, state: dict[str, str]) -> None:
         self.store.put_bytes(STATE_KEY, json.dumps(state, sort_keys=True, indent=1).encode())
-
-    # intrinsic scores --------------------------------------------------------------------------
-    def load_intrinsic(self) -> dict[str, tuple[float, float]]:
-        merged: dict[str, tuple[float, float]] = {}
-        for table in _tables(self.store, INTRINSIC_KEY, INTRINSIC_SHARDS):
-            cols = table.to_pydict()
-            merged.update((i, (q, h)) for i, q, h in zip(cols["id"], cols["quality"], cols["hardness"], strict=True))
-        return merged
-
-    def add_intrinsic(self, scores: dict[str, tuple[float, float]]) -> None:
-        merged = {**self.load_intrinsic(), **scores}
-        _write_table(self.store, INTRINSIC_KEY, _intrinsic_table(merged))
-
-    def intrinsic_shard_key(self, batch_id: str) -> str:
-        return INTRINSIC_SHARDS + batch_shard_name(batch_id, "parquet")
-
-    def save_intrinsic_shard(self, batch_id: str, scores: dict[str, tuple[float, float]]) -> str:
-        key = self.intrinsic_shard_key(batch_id)
-        _write_table(self.store, key, _intrinsic_table(scores))
-        return key
-
-    def load_intrinsic_shard(self, batch_id: str) -> dict[str, tuple[float, float]] | None:
-        """The scores one batch stored, or None when it stored none yet."""
-        table = _read_table(self.store, self.intrinsic_shard_key(batch_id))
-        if table is None:
-            return None
-        cols = table.to_pydict()
-        return {i: (q, h) for i, q, h in zip(cols["id"], cols["quality"], cols["hardness"], strict=True)}
 
     # hardness cache -----------------------------------------------------------------------------
     # One new shard per write, named by its content: builds running side by side (cluster workers)
@@ -280,12 +248,6 @@ def _items_table(items: Iterable[CorpusItem]) -> pa.Table:
         "answer_index": [i.answer_index for i in rows], "answer": [i.answer for i in rows],
         "format": [i.format for i in rows],
     }, schema=_ITEM_SCHEMA)
-
-
-def _intrinsic_table(scores: dict[str, tuple[float, float]]) -> pa.Table:
-    ids = sorted(scores)
-    return pa.table({"id": ids, "quality": [scores[i][0] for i in ids], "hardness": [scores[i][1] for i in ids]},
-                    schema=_INTRINSIC_SCHEMA)
 
 
 def _tags_table(tags: dict[str, list[tuple[str, float]]]) -> pa.Table:

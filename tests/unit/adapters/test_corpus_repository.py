@@ -25,13 +25,6 @@ def test_embeddings_append_as_shards(tmp_path):
     assert repo.load_embeddings("other")[0] == []
 
 
-def test_intrinsic_scores_merge(tmp_path):
-    repo = ParquetCorpusRepository(FilesystemObjectStore(tmp_path))
-    repo.add_intrinsic({"a": (50.0, 3.0)})
-    repo.add_intrinsic({"b": (20.0, 9.5)})
-    assert repo.load_intrinsic() == {"a": (50.0, 3.0), "b": (20.0, 9.5)}
-
-
 def test_sparse_index_shared_units_and_persistence(tmp_path):
     store = FilesystemObjectStore(tmp_path)
     tags = {"i1": [("u1", 0.9), ("u2", 0.5)], "i2": [("u2", 0.7)], "i3": [("u3", 0.4)]}

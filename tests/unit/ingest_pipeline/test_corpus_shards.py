@@ -36,20 +36,12 @@ def test_items_merge_base_first_then_shards_in_key_order_later_wins(repo):
     assert len(loaded) == 3
 
 
-def test_tags_and_intrinsic_merge_the_same_way(repo):
+def test_tag_shards_merge_over_the_base_later_wins(repo):
     repo.save_tags("v1", {"x": [("u1", 0.5)], "y": [("u2", 0.4)]})
     repo.save_tags_shard("v1", "b2", {"y": [("u3", 0.9), ("u1", 0.1)]})
     repo.save_tags_shard("v1", "b1", {"z": []})
     repo.save_tags_shard("v2", "b1", {"w": [("u1", 1.0)]})
     assert repo.load_tags("v1") == {"x": [("u1", 0.5)], "y": [("u3", 0.9), ("u1", 0.1)], "z": []}
-    repo.add_intrinsic({"x": (50.0, 2.0)})
-    repo.save_intrinsic_shard("b1", {"x": (40.0, 3.0), "y": (10.0, 1.5)})
-    assert repo.load_intrinsic() == {"x": (40.0, 3.0), "y": (10.0, 1.5)}
-    assert repo.load_intrinsic_shard("b1") == {"x": (40.0, 3.0), "y": (10.0, 1.5)}
-    assert repo.load_intrinsic_shard("nope") is None
-    # add_intrinsic still merges into the base; the shard, later, still wins for x.
-    repo.add_intrinsic({"q": (1.0, 1.0)})
-    assert repo.load_intrinsic() == {"x": (40.0, 3.0), "y": (10.0, 1.5), "q": (1.0, 1.0)}
 
 
 def test_embeddings_numbered_shards_first_then_batches_later_wins(repo):

@@ -71,7 +71,6 @@ def test_a_paper_flows_into_the_index_and_the_corpus_of_record(ctx):
     assert items[virus].licence == "CC-BY-4.0" and items[bone].format == "open"
     assert corpus.load_tags("keyword-tagger-v1") == {virus: [("u1", 0.9)], bone: [("u2", 0.8)],
                                                      enzyme: [("u1", 0.9), ("u3", 0.7)], hamlet: [("ns", 0.6)]}
-    assert corpus.load_intrinsic() == {}
     # What a build asks for later: the indexed quality, and the hardness computed then and cached.
     scored = ensure_intrinsic_scores(corpus, ctx.perplexity, [items[bone]], show_progress=False)
     assert scored.scores == {bone: (item.quality, expected_hardness("It resorbs bone."))} and scored.computed == 1
