@@ -58,9 +58,15 @@ def assemble_world(components: Components, requirement: Requirement, seed: int, 
     index = components.unit_index  # scipy-sparse embedded; Elasticsearch in the cluster
     tags = components.corpus.load_tags(current["tagger_version"])
     embedder = components.embedder
-    ids, matrix = components.corpus.load_embeddings(embedder.name)
-    row_of = {item_id: row for row, item_id in enumerate(ids)}
-    items = {it.id: it for it in items_list if it.id in row_of and it.id in tags}
+    ids, stored = components.corpus.load_embeddings(embedder.name)
+    stored_row = {item_id: row for row, item_id in enumerate(ids)}
+    items = {it.id: it for it in items_list if it.id in stored_row and it.id in tags}
+    order = sorted(items)
+    # One copy of the embeddings, rows in `order` (what the evidence and similarity scans index):
+    # keeping the stored matrix beside it held the corpus's embeddings twice (issue 17, part 6).
+    matrix = stored[[stored_row[i] for i in order]]
+    del stored, stored_row, ids
+    row_of = {item_id: row for row, item_id in enumerate(order)}
     catalog = components.catalog
 
     def vector(item_id: str) -> np.ndarray:
@@ -70,14 +76,12 @@ def assemble_world(components: Components, requirement: Requirement, seed: int, 
     item_units = {i: [u for u, _ in units if u in scientific] for i, units in tags.items() if i in items}
     rankers: list[UnitRanker]
     writer: MCQWriter | None = None
-    order = sorted(items)
     # The offline relevance jury runs in every build; with --llm-judges the requirement's LLM judges
     # join it (issue 13), so their agreement with the offline judges can be reported.
     progress("jury", 0, 1)
     rng = np.random.default_rng(seed)
     background_rows = [int(i) for i in sorted(rng.choice(len(order), min(BACKGROUND_SAMPLE, len(order)),
                                                            replace=False))]
-    order_rows = matrix[[row_of[i] for i in order]]  # rows in `order`, what the evidence indexes
     text_of = {i: it.text for i, it in items.items()}
     vectors = _VectorView(row_of, matrix)
     model = RelevanceModel.packaged()
@@ -97,7 +101,7 @@ def assemble_world(components: Components, requirement: Requirement, seed: int, 
     def relevance(req: Requirement, votes: VoteResult | None) -> Sequence[RelevanceJudge]:
         voted = [catalog.by_id(u) for u in votes.units] if votes else []
         unit_terms = sorted({t for terms in exclusive_unit_terms(voted).values() for t in terms})
-        evidence = TopicEvidence(req, embedder, order, order_rows, background_rows, text_of, unit_terms)
+        evidence = TopicEvidence(req, embedder, order, matrix, background_rows, text_of, unit_terms)
         return [*offline_relevance_jury(evidence, vectors, model), *llm_jury]
     progress("jury", 1, 1)
 
@@ -109,12 +113,11 @@ def assemble_world(components: Components, requirement: Requirement, seed: int, 
     def neighbour_answers(item: CorpusItem) -> list[str]:
         return neighbours(item.id, item_units.get(item.id, []), vector(item.id))
 
-    all_ids, all_rows = order, order_rows
 
     world = BuildWorld(
         catalog=catalog, items=items, index=index, vector=vector,
         requirement_vector=lambda req: embedder.encode([req.text])[0],
-        all_item_similarity=lambda v: (all_ids, all_rows @ v),
+        all_item_similarity=lambda v: (order, matrix @ v),
         unit_rankers=rankers, relevance_jury=relevance, intrinsic=intrinsic,
         neighbour_answers=neighbour_answers, mcq_writer=writer, progress=progress,
         calibration=packaged_calibration(),
