@@ -34,6 +34,8 @@ class WorldCache:
                          sort_keys=True)
         with self._lock:
             if key != self._key or self._value is None:
+                # Drop the old world first: two worlds would hold two copies of the corpus embeddings.
+                self._key, self._value = None, None
                 world, versions = self._assemble(requirement, seed, jury, no_progress)
                 world.clock = time.perf_counter  # the stages time themselves
                 self._key, self._value = key, (world, versions)
