@@ -88,14 +88,33 @@ class KafkaEventBus:
         self.send(event.topic, encode_payload(event), key=event.key, headers=event.headers)
 
     def flush(self) -> None:
-        """Waits for every record sent so far; raises the first delivery error."""
+        """Waits for every record sent so far; raises the first delivery error.
+
+        A producer that failed to deliver is closed and the next send starts a fresh one. A restarted
+        broker forgets the idempotent producer's id, and kafka-python then retries the batch with
+        UnknownProducerId forever (it never asks for a new id), so every later send would hang too.
+        The caller repeats its attempt (stage handlers are idempotent); the new producer gets a new id.
+        """
         with self._lock:
             pending, self._pending = self._pending, []
-        if self._producer is None or not pending:
+            producer = self._producer
+        if producer is None or not pending:
             return
-        self._producer.flush(timeout=self.flush_timeout_s)
-        for future in pending:
-            future.get(timeout=self.flush_timeout_s)
+        try:
+            producer.flush(timeout=self.flush_timeout_s)
+            for future in pending:
+                future.get(timeout=self.flush_timeout_s)
+        except Exception:
+            self._discard_producer(producer)
+            raise
+
+    def _discard_producer(self, producer: KafkaProducer) -> None:
+        with self._lock:
+            if self._producer is producer:
+                self._producer = None
+        log.warning("kafka producer %s could not deliver; closing it, the next send opens a new one", self.client_id)
+        with contextlib.suppress(Exception):  # closing a wedged producer must not hide the delivery error
+            producer.close(timeout=0)
 
     # consuming ------------------------------------------------------------------------------------
     def consumer(self, group: str, topics: Sequence[str]) -> KafkaBusConsumer:
