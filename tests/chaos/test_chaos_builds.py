@@ -20,8 +20,9 @@ import pytest
 
 from scicustom.builds.v1 import builds_pb2 as pb
 from scicustom.devstack.platform_processes import scicustom_command
-from scicustom.devstack.real_servers import ServerProcess, accepts_connections, start_process
+from scicustom.devstack.real_servers import ServerProcess, accepts_connections
 from tests.integration.test_cluster_build import WORKER_GROUPS, Cluster, _output, _request
+from tests.support.server_restart import restart_server
 
 RUNS = int(os.environ.get("CHAOS_RUNS", "20"))
 RNG = random.Random(int(os.environ.get("CHAOS_SEED", "15")))
@@ -66,15 +67,6 @@ def _kill9(process: ServerProcess) -> None:
     process.popen.wait()
 
 
-def _restart_server(process: ServerProcess, ready) -> None:
-    """The same command line again (same ports, same data directory); the fixture's teardown then
-    stops the new process through the same object."""
-    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8", "HOME": str(process.log_path.parent),
-           "AWS_ACCESS_KEY_ID": "scicustom", "AWS_SECRET_ACCESS_KEY": "scicustom-secret"}
-    fresh = start_process(process.name, process.argv, process.log_path.parent, ready, env)
-    process.popen = fresh.popen
-
-
 @pytest.mark.timeout(3600)
 def test_builds_survive_workers_killed_at_random_points(cluster: Cluster) -> None:
     outcomes = []
@@ -96,7 +88,7 @@ def test_a_build_survives_an_object_store_restart(cluster: Cluster, s3_server) -
     s3_server.process.stop(grace_s=1)
     time.sleep(5.0)  # longer than the clients' own retries (~1.5 s): the outage budget waits it out
     port = int(s3_server.endpoint.rsplit(":", 1)[1])
-    _restart_server(s3_server.process, lambda _: accepts_connections(port))
+    restart_server(s3_server.process, lambda _: accepts_connections(port))
     _assert_identical(cluster, _follow(cluster, build_id))
 
 
@@ -110,7 +102,7 @@ def test_a_build_survives_a_broker_restart(cluster: Cluster, kafka_server) -> No
     kafka_server.process.stop(grace_s=1)
     time.sleep(3.0)
     port = int(kafka_server.bootstrap.rsplit(":", 1)[1])
-    _restart_server(kafka_server.process, lambda _: accepts_connections(port))
+    restart_server(kafka_server.process, lambda _: accepts_connections(port))
     subprocess.run([scicustom_command(), "cluster", "init", "--partitions", "2"], env=cluster.env,
                    cwd=cluster.work, check=True, capture_output=True, timeout=300)
     deadline = time.monotonic() + 600

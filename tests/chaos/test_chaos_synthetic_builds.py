@@ -23,7 +23,7 @@ from scicustom.builds.servicer import BuildServicer
 from scicustom.builds.v1 import builds_pb2 as pb
 from scicustom.core.build.pipeline import BuildParams
 from scicustom.devstack.real_servers import accepts_connections
-from tests.chaos.test_chaos_builds import _restart_server
+from tests.support.server_restart import restart_server
 from tests.unit.workers.conftest import TEXT, StubContext, StubSettings
 from tests.unit.workers.test_staged_build import _embedded_files
 
@@ -132,5 +132,5 @@ def test_a_synthetic_build_survives_an_object_store_restart(platform, s3_server)
     s3_server.process.stop(grace_s=1)
     time.sleep(5.0)  # longer than the S3 client's own retries (~1.5 s): the outage budget waits it out
     port = int(s3_server.endpoint.rsplit(":", 1)[1])
-    _restart_server(s3_server.process, lambda _: accepts_connections(port))
+    restart_server(s3_server.process, lambda _: accepts_connections(port))
     _assert_identical(ctx, _follow(ctx, build_id))

@@ -1,0 +1,46 @@
+"""A restarted broker forgets the idempotent producer's id; kafka-python then fails that producer's
+every later delivery (UnknownProducerId, then a fatal InitProducerId error). KafkaEventBus replaces
+a producer that could not deliver, so publishing resumes once the broker is back (the broker-restart
+chaos run failed on this). Own tansu broker: restarting the session's would empty its topics."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from scicustom.adapters.kafka_bus import KafkaEventBus
+from scicustom.devstack.real_servers import accepts_connections, start_tansu
+from tests.support.server_restart import restart_server
+
+pytestmark = pytest.mark.integration
+
+ATTEMPTS = 10
+
+
+def test_publishing_resumes_after_the_broker_restarts(tmp_path: Path) -> None:
+    kafka = start_tansu(tmp_path)
+    bus = KafkaEventBus(kafka.bootstrap, flush_timeout_s=8)
+    try:
+        bus.send("restart.events", b'{"n": 1}', key="build-1")
+        bus.flush()
+        kafka.process.stop(grace_s=1)
+        port = int(kafka.bootstrap.rsplit(":", 1)[1])
+        restart_server(kafka.process, lambda _: accepts_connections(port))
+        failures: list[str] = []
+        for _ in range(ATTEMPTS):  # what a stage worker does in an outage: repeat the attempt, back off
+            try:
+                bus.send("restart.events", b'{"n": 2}', key="build-1")
+                bus.flush()
+                break
+            except Exception as exc:  # each failure is recorded for the assertion message
+                failures.append(type(exc).__name__)
+                time.sleep(1.0)
+        else:
+            pytest.fail(f"no delivery in {ATTEMPTS} attempts after the restart: {failures}")
+        records = bus.consumer("restart-reader", ["restart.events"]).poll(max_records=10, timeout_s=10)
+        assert [m.value for m in records] == [b'{"n": 2}']  # the in-memory broker lost the first one
+    finally:
+        bus.close()
+        kafka.process.stop(grace_s=1)
