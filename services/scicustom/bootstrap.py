@@ -239,6 +239,14 @@ class Context:
     def corpus(self) -> CorpusRepository:
         return ParquetCorpusRepository(self.store)
 
+    @staticmethod
+    def corpus_at_home(home: Path) -> CorpusRepository:
+        """The corpus of record of the embedded home at `home` (read by `corpus seed-embeddings`)."""
+        store_dir = Settings(profile="local", home=home).store_dir
+        if not store_dir.is_dir():
+            raise PreconditionFailed(f"{home} holds no store ({store_dir} is missing)")
+        return ParquetCorpusRepository(FilesystemObjectStore(store_dir))
+
     @cached_property
     def catalog(self) -> UnitCatalog:
         return UnitCatalog.from_file(self.settings.units_file, "units_file")

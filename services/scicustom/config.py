@@ -49,6 +49,9 @@ class Settings(BaseSettings):
     embed_threads: int = Field(default=0, ge=0, description="ONNX Runtime threads of the ONNX embedders; 0: per core")
     # Batch sizes for the local models.
     embed_batch: int = 64
+    # The tag worker reads the vectors stored under its embedder's name once and embeds only the
+    # items without one (a content-hashed id under one model name is one vector); off: embed every item.
+    ingest_reuse_embeddings: bool = True
     # One item per run: padded batches move an item's perplexity by ~1e-5 relative depending on which
     # items share its batch, so cached hardness (and a build) would depend on what was scored before.
     # Measured on 64 corpus items: 11.5 s one at a time, 12.5 s in length-bucketed batches of 16.

@@ -1,4 +1,4 @@
-"""`scicustom corpus import | tag | scores | stats`."""
+"""`scicustom corpus import | tag | scores | stats | seed-embeddings`."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from pathlib import Path
 from scicustom.app.ingest.corpus_composition import corpus_composition
 from scicustom.app.ingest.corpus_importer import import_jsonl, import_packaged
 from scicustom.app.ingest.intrinsic_scoring import score_corpus
+from scicustom.app.ingest.item_embeddings import seed_embeddings
 from scicustom.app.tagging.corpus_tagging import tag_corpus
 from scicustom.bootstrap import Context
 from scicustom.commands.command_output import emit
@@ -36,6 +37,12 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
 
     stats = actions.add_parser("stats", help="items per source and format")
     stats.set_defaults(handler=_stats)
+
+    seed = actions.add_parser("seed-embeddings",
+                              help="copy another home's stored item vectors (this embedder's) into this store")
+    seed.add_argument("--from-home", type=Path, required=True,
+                      help="an embedded home (e.g. .scicustom) whose store holds the vectors")
+    seed.set_defaults(handler=_seed_embeddings)
 
 
 def _import(args: argparse.Namespace, ctx: Context) -> int:
@@ -75,4 +82,13 @@ def _stats(args: argparse.Namespace, ctx: Context) -> int:
                 "total": by_source.total()},
          lambda: "\n".join([*(f"{s:<14}{lic:<16}{f:<6}{n:>8}" for (s, lic, f), n in rows),
                             f"{'total':<36}{by_source.total():>8}"]))
+    return 0
+
+
+def _seed_embeddings(args: argparse.Namespace, ctx: Context) -> int:
+    """Ingestion then embeds only the items whose vectors were not seeded (the tag worker's reuse)."""
+    model = ctx.embedder.name
+    copied, present = seed_embeddings(Context.corpus_at_home(args.from_home), ctx.corpus, model)
+    emit(args, {"embedder": model, "copied": copied, "already_there": present},
+         lambda: f"{model}: copied {copied} item vectors from {args.from_home}; {present} were already there")
     return 0

@@ -1,7 +1,8 @@
 """The ingestion stages as Kafka worker handlers (`scicustom worker tag index`), and the
 items-imported event that starts them.
 
-tag:   items-imported -> embed + tag the batch -> items-tagged (tagger_version set)
+tag:   items-imported -> embed + tag the batch -> items-tagged (tagger_version set); the worker
+       reads the vectors stored under its embedder once and embeds only items without one
 index: items-tagged -> quality score, search index, corpus shards -> items-indexed (hardness is
        scored lazily by the builds that need it)
 
@@ -17,6 +18,7 @@ from dataclasses import dataclass
 
 from scicustom.app.ingest.batch_stages import StepOutcome, index_batch, tag_batch
 from scicustom.app.ingest.item_batches import BatchKeys, WrittenBatch, clear_failure, is_batch_id, record_failure
+from scicustom.app.ingest.item_embeddings import StoredEmbeddings
 from scicustom.bootstrap import Context
 from scicustom.core.errors import UnreadableBatch
 from scicustom.events.v1 import events_pb2 as ev
@@ -50,6 +52,16 @@ class IngestStageHandler:
         self.stage = stage
         self.ctx = ctx
         self.topics = topics
+        self._stored: StoredEmbeddings | None = None
+
+    def stored_embeddings(self) -> StoredEmbeddings | None:
+        """The tag stage's snapshot of the stored vectors (read on the first batch), unless the
+        settings turn reuse off."""
+        if not self.ctx.settings.ingest_reuse_embeddings:
+            return None
+        if self._stored is None:
+            self._stored = StoredEmbeddings(self.ctx.corpus, self.ctx.embedder)
+        return self._stored
 
     def _batch(self, event: ev.Envelope) -> ev.ItemsBatch:
         if event.WhichOneof("body") != "items_batch":
@@ -68,7 +80,8 @@ class IngestStageHandler:
         ctx = self.ctx
         try:
             if self.stage == "tag":
-                return tag_batch(ctx.store, event.batch_id, data, batch.source, ctx.embedder, ctx.tagger, ctx.catalog)
+                return tag_batch(ctx.store, event.batch_id, data, batch.source, ctx.embedder, ctx.tagger, ctx.catalog,
+                                 self.stored_embeddings())
             return index_batch(ctx.store, ctx.corpus, event.batch_id, data, batch.tagger_version, ctx.search_index,
                                ctx.settings.elasticsearch_index)
         except UnreadableBatch as exc:

@@ -32,6 +32,7 @@ from scicustom.app.ingest.item_batches import (
     parse_tagged,
     tagged_line,
 )
+from scicustom.app.ingest.item_embeddings import StoredEmbeddings
 from scicustom.app.ingest.search_indexing import mark_indexed
 from scicustom.app.papers.withdrawal import batch_withdrawn, withdraw_batches
 from scicustom.core.canonical_json import canonical_bytes
@@ -70,8 +71,9 @@ def _assign(embedder: Embedder, tagger: Tagger, texts: Sequence[str], vectors: n
 
 
 def tag_batch(store: ObjectStore, batch_id: str, imported: bytes, source: str, embedder: Embedder,
-              tagger: Tagger, catalog: UnitCatalog) -> StepOutcome:
-    """Embeds and tags the batch's items; `imported` is the verified imported.jsonl."""
+              tagger: Tagger, catalog: UnitCatalog, stored: StoredEmbeddings | None = None) -> StepOutcome:
+    """Embeds and tags the batch's items; `imported` is the verified imported.jsonl. With `stored`
+    (the vectors already stored under this embedder's name) only the items without one are embedded."""
     keys = BatchKeys(batch_id)
     if store.exists(keys.tagged) and store.exists(keys.tag_report):
         report = _read_json(store, keys.tag_report)
@@ -80,7 +82,14 @@ def tag_batch(store: ObjectStore, batch_id: str, imported: bytes, source: str, e
     items, skipped = parsed.items, Counter(parsed.skipped)
     texts = [it.text for it in items]
     started = time.perf_counter()
-    vectors = embedder.encode(texts) if items else np.zeros((0, 0), dtype=np.float32)
+    if stored is not None and stored.embedder is not embedder:
+        raise ValueError("the stored embeddings are of another embedder")
+    reused = 0
+    if stored is not None:
+        vectors, fresh = stored.vectors(items)
+        reused = len(items) - fresh
+    else:
+        vectors = embedder.encode(texts) if items else np.zeros((0, 0), dtype=np.float32)
     embedded = time.perf_counter()
     assigned = _assign(embedder, tagger, texts, vectors) if items else []
     tagged_at = time.perf_counter()
@@ -106,6 +115,8 @@ def tag_batch(store: ObjectStore, batch_id: str, imported: bytes, source: str, e
         "skipped": dict(sorted(skipped.items())),
         "seconds": {"embedding": round(embedded - started, 4), "tagging": round(tagged_at - embedded, 4)},
     }
+    if stored is not None:
+        report["reused_embeddings"] = reused
     store.put_bytes(keys.tag_report, canonical_bytes(report))
     store.put_bytes(keys.tagged, b"".join(lines))  # written last: its presence means the step is done
     return StepOutcome(batch_id, len(lines), tagger.version, report)

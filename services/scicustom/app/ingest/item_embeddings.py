@@ -31,3 +31,63 @@ def item_embeddings(repo: CorpusRepository, embedder: Embedder, items: Sequence[
         ids, matrix = repo.load_embeddings(embedder.name)
         known = {item_id: row for row, item_id in enumerate(ids)}
     return matrix[[known[it.id] for it in items]], len(missing), rate
+
+
+class StoredEmbeddings:
+    """The vectors stored under one embedder's name, read once (on first use), for a process that
+    embeds batch after batch (the tag worker). An item id is a content hash of the item, and the
+    embedder's name names the model, so a stored row under this name is the vector a fresh encode
+    gives: `vectors` encodes only the items with no stored row. The snapshot is not refreshed; rows
+    stored after it was read are embedded again (the same vectors), never missed."""
+
+    def __init__(self, repo: CorpusRepository, embedder: Embedder) -> None:
+        self.repo = repo
+        self.embedder = embedder
+        self._row: dict[str, int] | None = None
+        self._matrix = np.zeros((0, 0), dtype=np.float32)
+
+    def _load(self) -> dict[str, int]:
+        if self._row is None:
+            ids, self._matrix = self.repo.load_embeddings(self.embedder.name)
+            self._row = {item_id: row for row, item_id in enumerate(ids)}
+        return self._row
+
+    @property
+    def stored(self) -> int:
+        return len(self._load())
+
+    def vectors(self, items: Sequence[CorpusItem]) -> tuple[np.ndarray, int]:
+        """Rows aligned with `items` (float32) and how many of them were embedded now."""
+        if not items:
+            return np.zeros((0, 0), dtype=np.float32), 0
+        row = self._load()
+        missing = [i for i, it in enumerate(items) if it.id not in row]
+        fresh = (np.asarray(self.embedder.encode([items[i].text for i in missing]), dtype=np.float32)
+                 if missing else np.zeros((0, 0), dtype=np.float32))
+        if len(missing) == len(items):
+            return fresh, len(missing)
+        stored = self._matrix
+        if missing and fresh.shape[1] != stored.shape[1]:
+            raise ValueError(f"stored {self.embedder.name} vectors have {stored.shape[1]} dimensions, "
+                             f"the embedder gives {fresh.shape[1]}")
+        out = np.empty((len(items), stored.shape[1]), dtype=np.float32)
+        for i, it in enumerate(items):
+            if it.id in row:
+                out[i] = stored[row[it.id]]
+        if missing:
+            out[missing] = fresh
+        return out, len(missing)
+
+
+def seed_embeddings(source: CorpusRepository, target: CorpusRepository, model: str,
+                    shard_rows: int = 8192) -> tuple[int, int]:
+    """Copies the vectors `source` stores under `model` that `target` lacks into `target` (append-only
+    shards of at most `shard_rows`), e.g. a local home's into a new cluster's object store before a
+    corpus is ingested there. Returns (copied, already there)."""
+    ids, matrix = source.load_embeddings(model)
+    have = set(target.load_embeddings(model)[0])
+    rows = [r for r, item_id in enumerate(ids) if item_id not in have]
+    for start in range(0, len(rows), shard_rows):
+        chunk = rows[start : start + shard_rows]
+        target.add_embeddings(model, [ids[r] for r in chunk], matrix[chunk])
+    return len(rows), len(ids) - len(rows)
