@@ -20,6 +20,10 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     init.add_argument("--partitions", type=int, default=6,
                       help="partitions per topic: the most workers one stage can run in parallel")
     init.set_defaults(handler=_init)
+    use = actions.add_parser("use-served-tagger",
+                             help="make the trained tagger the model server (SCICUSTOM_TAGGER_URL) serves the "
+                                  "current index: the tag workers and builds then use it")
+    use.set_defaults(handler=_use_served_tagger)
 
 
 def _init(args: argparse.Namespace, ctx: Context) -> int:
@@ -38,4 +42,17 @@ def _init(args: argparse.Namespace, ctx: Context) -> int:
     emit(args, {"bucket": ctx.settings.s3_bucket, "topics": sorted(topics), "index": index.index},
          lambda: f"bucket {ctx.settings.s3_bucket} ready at {ctx.settings.s3_endpoint}; {len(topics)} topics ready; "
                  f"index {index.index} ready")
+    return 0
+
+
+def _use_served_tagger(args: argparse.Namespace, ctx: Context) -> int:
+    from scicustom.app.tagging.trained_tagging import use_served_tagger
+
+    s = ctx.settings
+    if not s.tagger_url:
+        raise PreconditionFailed("`cluster use-served-tagger` needs SCICUSTOM_TAGGER_URL (the tagger model server)")
+    version = ctx.remote_tagger(s.tagger_url, s.tagger_protocol, s.tagger_model_name).version
+    current = use_served_tagger(ctx.store, version, ctx.embedder.name)
+    emit(args, current, lambda: f"current index: tagger {current['tagger_version']} served at {s.tagger_url}, "
+                                f"embedder {current['embedder']}")
     return 0

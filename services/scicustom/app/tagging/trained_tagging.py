@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from scicustom.app.index_keys import CURRENT_INDEX_KEY
 from scicustom.core.errors import PreconditionFailed
 from scicustom.core.progress import Progress, no_progress
-from scicustom.ports import CorpusRepository, Tagger, TaggerArtifacts, UnitIndexWriter
+from scicustom.ports import CorpusRepository, ObjectStore, Tagger, TaggerArtifacts, UnitIndexWriter
 
 
 @dataclass
@@ -77,3 +77,14 @@ def retag_with_trained(repo: CorpusRepository, artifacts: TaggerArtifacts, versi
     artifact = artifacts.load(version)
     return retag_corpus(repo, artifacts.tagger(artifact), artifact.unit_ids, artifact.non_scientific_id,
                         index_writer, progress=progress)
+
+
+def use_served_tagger(store: ObjectStore, version: str, embedder_name: str) -> dict[str, str]:
+    """Makes the trained `version` (what the tagger model server serves) the current index of a
+    store whose search index the ingest workers fill (the cluster's): builds and the tag worker
+    then use that tagger. Records `embedder_name`, the model the items are embedded with."""
+    if not version.startswith("trained-"):
+        raise PreconditionFailed(f"the served tagger's version {version!r} is not a trained version")
+    current = {"tagger_version": version, "index_key": f"index/{version}/unit_index.npz", "embedder": embedder_name}
+    store.put_bytes(CURRENT_INDEX_KEY, json.dumps(current, indent=1).encode())
+    return current
