@@ -3,6 +3,7 @@ the requirement's LLM judges)."""
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
@@ -29,6 +30,7 @@ from scicustom.core.build.relevance import (
     packaged_calibration,
 )
 from scicustom.core.build.vote import VoteResult
+from scicustom.core.canonical_json import canonical_bytes
 from scicustom.core.corpus_item import CorpusItem
 from scicustom.core.errors import PreconditionFailed
 from scicustom.core.progress import Progress
@@ -43,8 +45,14 @@ PROFILE_ITEMS = 200         # item questions per unit profile for the BM25 ranke
 AssembleWorld = Callable[[Requirement, int, JuryOptions, Progress], tuple[BuildWorld, dict[str, Any]]]
 
 
-def _sha256(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
+def corpus_digest(items: Sequence[CorpusItem]) -> str:
+    """SHA-256 of the corpus items as canonical JSON lines in id order: equal for equal corpora however
+    they are stored (one items.parquet from `corpus import`, or the ingest workers' batch shards, which
+    a corpus loaded through the bus has alone)."""
+    digest = hashlib.sha256()
+    for item in sorted(items, key=lambda it: it.id):
+        digest.update(canonical_bytes(dataclasses.asdict(item)) + b"\n")
+    return digest.hexdigest()
 
 
 def assemble_world(components: Components, requirement: Requirement, seed: int, jury: JuryOptions,
@@ -53,7 +61,6 @@ def assemble_world(components: Components, requirement: Requirement, seed: int, 
     items_list = components.corpus.load_items()
     if not items_list:
         raise PreconditionFailed("the corpus is empty; run `make setup` or `scicustom corpus import`")
-    store = components.store
     current = components.current_index()
     index = components.unit_index  # scipy-sparse embedded; Elasticsearch in the cluster
     tags = components.corpus.load_tags(current["tagger_version"])
@@ -124,7 +131,7 @@ def assemble_world(components: Components, requirement: Requirement, seed: int, 
     )
     versions = {
         "n_items": len(items),
-        "items_sha256": _sha256(store.get_bytes("corpus/items.parquet")),
+        "items_sha256": corpus_digest(items_list),
         "tagger_version": current["tagger_version"],
         "embedder": embedder.name,
         "hardness_model": components.perplexity.name,
