@@ -114,8 +114,10 @@ bench: setup
 bench-relevance:
 	$(BIN)/python benchmarks/bench_relevance.py
 
-# The distributed platform on loopback: S3, Kafka, Elasticsearch API, every service and worker.
-# State, logs and data in $(DEV_DIR); `source $(DEV_DIR)/cluster.env` to use it from a shell.
+# The distributed platform on loopback: S3, Kafka, Elasticsearch API, every service and worker, then
+# the whole corpus through the bus, tagged by $(SCICUSTOM_HOME)'s trained tagger on the KServe model
+# server (~5 min on 2 cores; see README). State, logs and data in $(DEV_DIR);
+# `source $(DEV_DIR)/cluster.env` to use it from a shell, `scicustom dev status --dir $(DEV_DIR)`.
 DEV_DIR ?= .dev
 DEV_ARGS ?=
 dev-up: deps
