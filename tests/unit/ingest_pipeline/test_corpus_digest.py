@@ -26,3 +26,11 @@ def test_the_digest_is_equal_for_one_file_and_for_batch_shards(tmp_path):
     changed = [dataclasses.replace(items[0], subject="Other"), *items[1:]]
     assert corpus_digest(changed) != digest
     assert corpus_digest(items[1:]) != digest
+
+
+def test_text_moved_across_a_field_boundary_changes_the_digest():
+    item = paper_items(PAPER)[0]
+    moved = dataclasses.replace(item, question=item.question + item.subject[:1], subject=item.subject[1:])
+    assert corpus_digest([moved]) != corpus_digest([item])
+    options = dataclasses.replace(item, options=("ab", "c"))
+    assert corpus_digest([options]) != corpus_digest([dataclasses.replace(item, options=("a", "bc"))])

@@ -3,7 +3,6 @@ the requirement's LLM judges)."""
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
@@ -30,7 +29,6 @@ from scicustom.core.build.relevance import (
     packaged_calibration,
 )
 from scicustom.core.build.vote import VoteResult
-from scicustom.core.canonical_json import canonical_bytes
 from scicustom.core.corpus_item import CorpusItem
 from scicustom.core.errors import PreconditionFailed
 from scicustom.core.progress import Progress
@@ -46,12 +44,16 @@ AssembleWorld = Callable[[Requirement, int, JuryOptions, Progress], tuple[BuildW
 
 
 def corpus_digest(items: Sequence[CorpusItem]) -> str:
-    """SHA-256 of the corpus items as canonical JSON lines in id order: equal for equal corpora however
-    they are stored (one items.parquet from `corpus import`, or the ingest workers' batch shards, which
-    a corpus loaded through the bus has alone)."""
+    """SHA-256 of the corpus items, every field, in id order: equal for equal corpora however they are
+    stored (one items.parquet from `corpus import`, or the ingest workers' batch shards, which a corpus
+    loaded through the bus has alone). Each field is written as its length and its text, so no text can
+    pass for a field boundary; not as JSON, which took 1.7 s for the 36k-item corpus in every cold build."""
     digest = hashlib.sha256()
     for item in sorted(items, key=lambda it: it.id):
-        digest.update(canonical_bytes(dataclasses.asdict(item)) + b"\n")
+        fields = (item.id, item.source, item.licence, item.subject, item.question, str(len(item.options)),
+                  *item.options, "" if item.answer_index is None else str(item.answer_index), item.answer,
+                  item.format)
+        digest.update("".join(f"{len(f)}:{f}" for f in fields).encode("utf-8", "surrogatepass"))
     return digest.hexdigest()
 
 
