@@ -9,7 +9,7 @@ import threading
 
 import grpc
 
-from scicustom.app.ontology.importing import SourceRead
+from scicustom.app.ontology.importing import ImportOutcome, SourceRead
 from scicustom.app.ontology.ontology_import import OntologyImport, import_ontologies
 from scicustom.app.ontology.unit_queries import DerivedKeywords, keywords_of, unit_of, unit_page
 from scicustom.app.ontology.unit_selection import JudgeInputs, UnitSelectionRequest
@@ -59,17 +59,30 @@ class OntologyServicer(pb_grpc.OntologyServiceServicer):
                        context: grpc.ServicerContext) -> pb.ImportOntologyResponse:
         selection = _selection(request.select_units) if request.HasField("select_units") else None
         reads = self._source_reads(request)
-        if not self._import_lock.acquire(blocking=False):
-            context.abort(grpc.StatusCode.ABORTED, "another ontology import is running in this server; retry later")
+        imported: set[str] = set()
+
+        def note(outcome: ImportOutcome) -> None:
+            if outcome.status == "imported":
+                imported.add(outcome.source)
+
         try:
-            judges = JudgeInputs(llm=lambda: self.ctx.llm, keywords_file=self.ctx.ontology_workspace.keywords_file,
-                                 label_vectors=self.ctx.label_vectors)
-            done = import_ontologies(self.ctx.ontology_store, self.ctx.ontology_workspace, reads, force=request.force,
-                                     selection=None if selection is None else (selection, judges),
-                                     checkpoint=lambda: check_deadline(context))
-            return self._response(done)
-        finally:
-            self._import_lock.release()
+            if not self._import_lock.acquire(blocking=False):
+                context.abort(grpc.StatusCode.ABORTED, "another ontology import is running in this server; retry later")
+            try:
+                judges = JudgeInputs(llm=lambda: self.ctx.llm, keywords_file=self.ctx.ontology_workspace.keywords_file,
+                                     label_vectors=self.ctx.label_vectors)
+                done = import_ontologies(self.ctx.ontology_store, self.ctx.ontology_workspace, reads,
+                                         force=request.force,
+                                         selection=None if selection is None else (selection, judges),
+                                         checkpoint=lambda: check_deadline(context),
+                                         on_outcome=note)
+            finally:
+                self._import_lock.release()
+        finally:  # keep an upload this request stored only when its source was imported from it
+            for read in reads:
+                if read.discard is not None and read.name not in imported:
+                    read.discard()
+        return self._response(done)
 
     def _source_reads(self, request: pb.ImportOntologyRequest) -> list[SourceRead]:
         sources = self.ctx.ontology_sources

@@ -225,3 +225,38 @@ def test_unit_selection_stops_between_judgements_once_the_deadline_has_passed(tm
     servicer._import_lock.release()
     assert len(recorded_llm.calls) == 1  # the root only: the DFS stopped before its children
     assert ctx.store.list_keys(UNIT_SETS_PREFIX) == []
+
+
+def test_a_refused_upload_leaves_no_file_and_no_store_and_a_kept_one_is_not_rewritten(stub, ctx):
+    """The 10,000-case fuzz run found a refused ImportOntology rewriting the upload it had stored, and
+    a first refused one creating an empty ontology store."""
+    ontology, _ = stub
+    folder = ctx.settings.home / "ontology"
+
+    def refused(content: bytes) -> None:
+        error = rpc_error(lambda: ontology.ImportOntology(pb.ImportOntologyRequest(
+            file=pb.OntologyFile(name="t", format=OBO, content=content)), timeout=30))
+        assert error.code() == grpc.StatusCode.INVALID_ARGUMENT
+        assert not (folder / "uploads").exists() or not any((folder / "uploads").iterdir())
+
+    refused(b"\0")  # does not parse: nothing at all is left
+    assert not (folder / "ontology.sqlite").exists()
+    refused(_obo(cycle=True))  # parses, but the user's file has a cycle: no upload is kept
+    ontology.ImportOntology(pb.ImportOntologyRequest(file=pb.OntologyFile(name="t", format=OBO, content=_obo())),
+                            timeout=30)
+    (upload,) = (folder / "uploads").iterdir()
+    stamp = upload.stat().st_mtime_ns
+    again = ontology.ImportOntology(pb.ImportOntologyRequest(file=pb.OntologyFile(name="t", format=OBO,
+                                                                                  content=_obo())), timeout=30)
+    assert [o.status for o in again.outcomes] == ["skipped"]
+    assert [p.name for p in (folder / "uploads").iterdir()] == [upload.name] and upload.stat().st_mtime_ns == stamp
+
+
+def test_an_upload_imported_before_a_refused_selection_is_kept(stub, ctx):
+    ontology, _ = stub
+    error = rpc_error(lambda: ontology.ImportOntology(pb.ImportOntologyRequest(
+        file=pb.OntologyFile(name="t", format=OBO, content=_obo()),
+        select_units=pb.UnitSelection(judge="llm", model="m", sources=["go"])), timeout=30))
+    assert error.details().startswith("select_units.sources: not imported")
+    (upload,) = (ctx.settings.home / "ontology" / "uploads").iterdir()  # source t names it as its origin
+    assert upload.read_bytes() == _obo()

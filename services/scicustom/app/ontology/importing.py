@@ -25,11 +25,13 @@ class ImportOutcome:
 
 @dataclass(frozen=True)
 class SourceRead:
-    """One source to import; `strict` for a user's file (see `import_source`)."""
+    """One source to import; `strict` for a user's file (see `import_source`). `discard` undoes what
+    preparing the read left behind (an upload this request stored), for a caller whose import failed."""
 
     name: str
     read: SourceReader
     strict: bool
+    discard: Callable[[], None] | None = None
 
 
 def import_source(store: OntologyStore, name: str, read: SourceReader, *, force: bool,

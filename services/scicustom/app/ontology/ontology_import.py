@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from contextlib import closing
 from dataclasses import dataclass
+from functools import partial
 
 from scicustom.app.ontology.importing import ImportOutcome, SourceRead, import_source, imported_dags
 from scicustom.app.ontology.unit_selection import JudgeInputs, UnitSelection, UnitSelectionRequest, select_from_dags
@@ -30,11 +31,15 @@ def import_ontologies(open_store: Callable[[], OntologyStore], workspace: Ontolo
     """`checkpoint` runs before each source, before the selection and after every LLM judgement:
     a server raises there once its caller has given up."""
     step = checkpoint or _no_checkpoint
+    # A user's file is parsed before the store is opened: one that does not parse leaves nothing
+    # behind, not even a first, empty store (packaged sources are read in turn, as they are large).
+    parsed = {i: source.read() for i, source in enumerate(reads) if source.strict}
     with closing(open_store()) as store:
         outcomes = []
-        for source in reads:
+        for i, source in enumerate(reads):
             step()
-            outcome = import_source(store, source.name, source.read, force=force, strict=source.strict)
+            read = partial(parsed.__getitem__, i) if source.strict else source.read
+            outcome = import_source(store, source.name, read, force=force, strict=source.strict)
             outcomes.append(outcome)
             if on_outcome is not None:
                 on_outcome(outcome)

@@ -45,7 +45,9 @@ class OntologySources:
     def upload_read(self, name: str, file_format: str, content: bytes, uploads: Path, *,
                     packaged_too: Sequence[str] = ()) -> SourceRead:
         """An uploaded file, kept under `uploads` by content (the source's recorded origin names
-        the file, so it is not a temporary one)."""
+        the file, so it is not a temporary one). A file already there is not written again; one this
+        call stores is removed by the read's `discard` when the import fails (no trace of a refused
+        request)."""
         source = self._user_source_name(name, packaged_too)
         suffix = FILE_SUFFIXES.get(file_format)
         if suffix is None:
@@ -53,8 +55,11 @@ class OntologySources:
         if not content:
             raise InvalidInput("file.content", "is empty")
         path = uploads / f"{source}-{hashlib.sha256(content).hexdigest()[:16]}{suffix}"
+        if path.exists():
+            return SourceRead(source, partial(self.read_file, path, source), strict=True)
         write_bytes_atomic(path, content)
-        return SourceRead(source, partial(self.read_file, path, source), strict=True)
+        return SourceRead(source, partial(self.read_file, path, source), strict=True,
+                          discard=partial(path.unlink, missing_ok=True))
 
     def _user_source_name(self, name: str, packaged_too: Sequence[str]) -> str:
         if packaged_too:
