@@ -42,7 +42,8 @@ ALLOWED = {grpc.StatusCode.OK, grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode
            grpc.StatusCode.FAILED_PRECONDITION, grpc.StatusCode.OUT_OF_RANGE, grpc.StatusCode.RESOURCE_EXHAUSTED,
            grpc.StatusCode.ALREADY_EXISTS, grpc.StatusCode.ABORTED, grpc.StatusCode.UNAUTHENTICATED,
            grpc.StatusCode.PERMISSION_DENIED}
-FIELD_PROBLEM = re.compile(r"(?P<field>[^\s:]+): \S")
+# A field path, its map keys quoted as Python writes them (a CSV column name may hold spaces or ':').
+FIELD_PROBLEM = re.compile(r"""(?P<field>(?:[^\s:\[]|\[(?:'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|[^\]'"]*)\])+): \S""")
 CALL_TIMEOUT_S = 60.0  # a guard against hangs: no generated request should come near it
 STREAM_READ = 50  # chunks of a download; a watch is read for its first message (see _read_stream)
 REQUIREMENT_TEXT = "virology: virus capsid, viral genome and virus replication in the host cell"
