@@ -39,7 +39,11 @@ def test_publishing_resumes_after_the_broker_restarts(tmp_path: Path) -> None:
                 time.sleep(1.0)
         else:
             pytest.fail(f"no delivery in {ATTEMPTS} attempts after the restart: {failures}")
-        records = bus.consumer("restart-reader", ["restart.events"]).poll(max_records=10, timeout_s=10)
+        reader = bus.consumer("restart-reader", ["restart.events"])
+        try:
+            records = reader.poll(max_records=10, timeout_s=10)
+        finally:
+            reader.close()  # before the broker stops: a live client would log reconnects into later tests
         assert [m.value for m in records] == [b'{"n": 2}']  # the in-memory broker lost the first one
     finally:
         bus.close()
