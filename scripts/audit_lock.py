@@ -179,10 +179,17 @@ def _pypi_answer(pin: Pin, base_url: str, timeout_s: float) -> list[dict[str, An
     return [v for v in vulnerabilities if isinstance(v, dict)]
 
 
-def audit_pypi(pins: list[Pin], base_url: str, timeout_s: float = 20.0) -> AuditResult:
+def audit_pypi(pins: list[Pin], base_url: str, timeout_s: float = 10.0) -> AuditResult:
     result = AuditResult()
+    if not pins:
+        return result
+    first = _pypi_answer(pins[0], base_url, timeout_s)
+    if isinstance(first, str) and not first.startswith("HTTP"):
+        # No server answers at all: one timeout, not one per pin.
+        result.unaudited = {pin: f"{first} (server unreachable)" for pin in pins}
+        return result
     with ThreadPoolExecutor(max_workers=8) as pool:  # one round trip per pin; 244 pins in series take minutes
-        answers = list(pool.map(lambda pin: _pypi_answer(pin, base_url, timeout_s), pins))
+        answers = [first, *pool.map(lambda pin: _pypi_answer(pin, base_url, timeout_s), pins[1:])]
     for pin, answer in zip(pins, answers, strict=True):
         if isinstance(answer, str):
             result.unaudited[pin] = answer

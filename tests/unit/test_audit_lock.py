@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import socket
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -133,3 +134,14 @@ def test_pypi_source_reports_vulnerable_clean_and_unanswered_releases(
     assert main(["--lock", str(lock), "--pypi", fake_pypi]) == EXIT_UNAUDITED
     assert "1 audited, 1 unaudited" in capsys.readouterr().out
     assert main(["--lock", str(lock), "--pypi", fake_pypi, "--allow-unaudited"]) == 0
+
+
+def test_an_unreachable_server_leaves_every_pin_unaudited_after_one_try(tmp_path: Path,
+                                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    lock = tmp_path / "lock"
+    lock.write_text("pkg==1.5\nother==2\n")
+    with socket.socket() as unused:  # a loopback port nobody listens on
+        unused.bind(("127.0.0.1", 0))
+        port = unused.getsockname()[1]
+    assert main(["--lock", str(lock), "--pypi", f"http://127.0.0.1:{port}/pypi"]) == EXIT_UNAUDITED
+    assert "UNAUDITED 2 pins: URLError (server unreachable)" in capsys.readouterr().out
