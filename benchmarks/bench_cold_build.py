@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import subprocess
 import sys
 import tempfile
@@ -30,6 +29,8 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+
+from machine_info import machine_info
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "benchmarks" / "results" / "cold_build.json"
@@ -153,11 +154,6 @@ def perplexity_stage(n: int) -> dict[str, Any]:
             "max_rel_diff_rounded_6dp": float(np.max(np.abs(np.round(after, 6) - np.round(before, 6)) / before))}
 
 
-def machine() -> dict[str, Any]:
-    return {"cores": os.cpu_count(), "platform": platform.platform(), "python": platform.python_version(),
-            "processor": platform.processor() or platform.machine(), "load_average": os.getloadavg()}
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--requirement", action="append", help="a packaged requirement's file stem (repeatable)")
@@ -207,7 +203,8 @@ def main() -> None:
               f"(mean {stage['mean_rel_diff']:.1e})")
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     RESULTS.write_text(json.dumps({"benchmark": "cold_build", "date": datetime.now(UTC).isoformat(timespec="seconds"),
-                                   "machine": machine(), "builds": runs, "perplexity_stage": stage}, indent=1) + "\n",
+                                   "machine": machine_info(), "builds": runs, "perplexity_stage": stage},
+                                  indent=1) + "\n",
                        encoding="utf-8")
     print(f"written to {RESULTS.relative_to(ROOT)}")
 

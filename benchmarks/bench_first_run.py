@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import random
 import sys
 import time
@@ -32,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from machine_info import machine_info
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "services"))
@@ -40,14 +40,12 @@ BASELINE = "fp32"
 SEED = 17
 
 
-def machine() -> dict[str, Any]:
+def machine() -> dict[str, object]:
     import onnxruntime
     import torch
 
-    return {"cores": os.cpu_count(), "platform": platform.platform(), "python": platform.python_version(),
-            "processor": platform.processor() or platform.machine(), "torch": torch.__version__,
-            "torch_threads": torch.get_num_threads(), "onnxruntime": onnxruntime.__version__,
-            "load_average": os.getloadavg()}
+    return machine_info(torch=torch.__version__, torch_threads=torch.get_num_threads(),
+                        onnxruntime=onnxruntime.__version__)
 
 
 def variants(model_cache: Path) -> dict[str, Callable[[Sequence[str]], np.ndarray]]:

@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import sys
 import tempfile
 import time
@@ -27,6 +26,8 @@ import uuid
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+
+from machine_info import machine_info
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -163,8 +164,7 @@ def main() -> None:
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     RESULTS.write_text(json.dumps({
         "benchmark": "ingest", "date": datetime.now(UTC).isoformat(timespec="seconds"),
-        "machine": {"cores": os.cpu_count(), "platform": platform.platform(), "python": platform.python_version(),
-                    "load_average": os.getloadavg()},
+        "machine": machine_info(),
         "items": n, "batch": args.batch,
         "in_process": {"seconds": round(base_s, 3), "items_per_s": round(n / base_s, 2), "steps": base_steps},
         "kafka_s3_es": {"seconds": round(kafka_s, 3), "items_per_s": round(n / kafka_s, 2), "steps": kafka_steps},

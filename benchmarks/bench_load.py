@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import json
 import os
-import platform
 import random
 import subprocess
 import sys
@@ -35,6 +34,8 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+
+from machine_info import machine_info
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -293,11 +294,6 @@ class Load:
         }
 
 
-def machine() -> dict[str, object]:
-    return {"cores": os.cpu_count(), "platform": platform.platform(), "python": platform.python_version(),
-            "grpc": grpc.__version__, "processor": platform.processor() or platform.machine()}
-
-
 def measure(limited: bool) -> dict[str, object]:
     with tempfile.TemporaryDirectory(prefix="bench-load-") as home:
         server = subprocess.Popen([sys.executable, __file__, "--serve", home, "limited" if limited else "baseline"],
@@ -329,7 +325,8 @@ def report(name: str, f: dict[str, Any]) -> None:
 
 def main() -> None:
     runs = {"limited": measure(limited=True), "baseline_8_threads_no_limits": measure(limited=False)}
-    result = {"benchmark": "load", "date": datetime.now(UTC).isoformat(timespec="seconds"), "machine": machine(),
+    result = {"benchmark": "load", "date": datetime.now(UTC).isoformat(timespec="seconds"),
+              "machine": machine_info(grpc=grpc.__version__),
               "load": {"builds": BUILDS, "watch_streams": STREAMS, "connections": CONNECTIONS,
                        "get_build_pollers": POLLERS, "health_every_s": HEALTH_EVERY_S,
                        "health_deadline_s": HEALTH_DEADLINE_S},

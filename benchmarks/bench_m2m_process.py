@@ -18,7 +18,6 @@ from __future__ import annotations
 import csv
 import json
 import os
-import platform
 import resource
 import subprocess
 import sys
@@ -27,6 +26,8 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+
+from machine_info import machine_info
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -73,12 +74,6 @@ def best(runs: list[tuple[float, float]]) -> dict[str, float]:
     return {"wall_s": round(min(w for w, _ in runs), 3), "cpu_s": round(min(c for _, c in runs), 3)}
 
 
-def machine() -> dict[str, object]:
-    return {"cores": os.cpu_count(), "platform": platform.platform(), "python": platform.python_version(),
-            "processor": platform.processor() or platform.machine(),
-            "load_average_1m": round(os.getloadavg()[0], 2)}
-
-
 def main() -> None:
     rows = int(sys.argv[1]) if len(sys.argv) > 1 else 2645
     runs = int(sys.argv[2]) if len(sys.argv) > 2 else 3
@@ -98,7 +93,7 @@ def main() -> None:
             ours_runs.append(timed(our_command(data, work / "scores.json"), env))
         ours = best(ours_runs)
         result: dict[str, Any] = {"benchmark": "m2m_process", "date": datetime.now(UTC).isoformat(timespec="seconds"),
-                                  "machine": machine(), "rows": rows, "runs": runs, "scicustom": ours}
+                                  "machine": machine_info(), "rows": rows, "runs": runs, "scicustom": ours}
         print(f"rows: {rows} ({data.stat().st_size / 1e6:.1f} MB CSV), best of {runs}")
         print(f"scicustom score m2m, whole process:  wall {ours['wall_s']:6.2f} s   cpu {ours['cpu_s']:6.2f} s   "
               "(target <= 1.0 s)")

@@ -34,7 +34,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import subprocess
 import sys
 import tempfile
@@ -44,6 +43,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+
+from machine_info import machine_info
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT / "benchmarks"), str(ROOT), str(ROOT / "services")]
@@ -235,11 +236,6 @@ def measure(n: int, builds: int, partitions: int, s3: S3Server, kafka: KafkaServ
     return run
 
 
-def machine() -> dict[str, Any]:
-    return {"cores": os.cpu_count(), "platform": platform.platform(), "python": platform.python_version(),
-            "processor": platform.processor() or platform.machine(), "load_average": os.getloadavg()}
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--workers", default="1,2,4,8", help="comma-separated worker counts (the first is the base)")
@@ -282,7 +278,8 @@ def main() -> None:
               f"{'/'.join(str(b) for b in f['builds_per_worker']):>18}  "
               f"{', '.join(f'{r:.0f}' for r in f['worker_peak_rss_mib'])}")
     print(f"goal: efficiency >= {GOAL_EFFICIENCY} at every N: {'met' if met else 'NOT met'}")
-    result = {"benchmark": "scale_out", "date": datetime.now(UTC).isoformat(timespec="seconds"), "machine": machine(),
+    result = {"benchmark": "scale_out", "date": datetime.now(UTC).isoformat(timespec="seconds"),
+              "machine": machine_info(),
               "world": WORLD_NAME, "builds": args.builds, "latency_ms": args.latency_ms, "partitions": partitions,
               "baseline": f"{counts[0]} worker(s)", "goal_efficiency": GOAL_EFFICIENCY, "goal_met": met, "runs": runs}
     RESULTS.parent.mkdir(parents=True, exist_ok=True)

@@ -18,7 +18,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import platform
 import subprocess
 import sys
 import time
@@ -27,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from machine_info import machine_info
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "services"))
@@ -95,12 +95,6 @@ def measure(procedure: str, rows: int, seed: int = 0) -> dict[str, Any]:
     return figures
 
 
-def machine() -> dict[str, object]:
-    return {"cores": os.cpu_count(), "platform": platform.platform(), "python": platform.python_version(),
-            "numpy": np.__version__, "processor": platform.processor() or platform.machine(),
-            "load_average_1m": round(os.getloadavg()[0], 2)}
-
-
 def main() -> None:
     rows = int(sys.argv[1]) if len(sys.argv) > 1 else 200_000
     print(f"cpu cores: {os.cpu_count()}, load average {os.getloadavg()[0]:.1f} "
@@ -115,7 +109,8 @@ def main() -> None:
     extrapolated = old_s * rows / ORIGINAL_ROWS
     same_size_ratio = old_s / new_slice["seconds"]
     result = {
-        "benchmark": "selector", "date": datetime.now(UTC).isoformat(timespec="seconds"), "machine": machine(),
+        "benchmark": "selector", "date": datetime.now(UTC).isoformat(timespec="seconds"),
+        "machine": machine_info(numpy=np.__version__),
         "input": {"rows": rows, "dimensions": DIMENSIONS, "k2": K2, "subsets": SUBSETS, "topics": TOPICS},
         "sampled_full": new_full, "sampled_full_repeat_identical": new_full["indices"] == repeat["indices"],
         "original_slice": {"rows": ORIGINAL_ROWS, **original}, "sampled_slice": {"rows": ORIGINAL_ROWS, **new_slice},

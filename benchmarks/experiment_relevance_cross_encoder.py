@@ -1,6 +1,7 @@
 """Relevance experiment (issue 13): a MiniLM cross-encoder fine-tuned on labelled (topic, item) pairs,
 measured on the held-out split of the relevance development set, alone and beside the relevance
-model's four features. Not part of any build: it measures whether the signal is worth shipping.
+model's four features. Not part of any build, nor of `make bench` (it trains for minutes): it measures
+whether the signal is worth shipping.
 
 Training pairs, none from the held-out split:
   - the tagger's hand labels (resources/tagger_gold: train + the dev split of devset.jsonl): a gold
@@ -11,7 +12,7 @@ Training pairs, none from the held-out split:
   - the relevance dev split (175 pairs, each three times), with the requirement's topic text.
 The cross-encoder starts from the packaged all-MiniLM-L6-v2 weights with a new one-logit head.
 
-    SCICUSTOM_HOME=... .venv/bin/python benchmarks/bench_relevance_cross_encoder.py \
+    SCICUSTOM_HOME=... .venv/bin/python benchmarks/experiment_relevance_cross_encoder.py \
         [--items 1500] [--epochs 1] [--features DUMP]
 
 --features DUMP: a `bench_relevance.py --dump` file; the relevance model's features are then refitted
@@ -24,7 +25,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import random
 import sys
 import time
@@ -39,6 +39,7 @@ from sklearn.metrics import roc_auc_score
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_relevance import GOLD, RESOURCES, load_requirements
+from machine_info import machine_info
 
 from scicustom.adapters.packaged_models import minilm_path
 
@@ -170,7 +171,7 @@ def main() -> None:
     result: dict[str, Any] = {
         "benchmark": "relevance_cross_encoder", "pairs": len(pairs), "items": args.items, "epochs": args.epochs,
         "train_s": round(train_s, 1),
-        "machine": {"cores": os.cpu_count(), "platform": platform.platform(), "torch": torch.__version__},
+        "machine": machine_info(torch=torch.__version__),
         "cross_encoder_heldout": curve(gold[held], ce[held]),
     }
     if args.features:
