@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from scicustom.core.errors import InvalidInput
 from scicustom.core.jsonl import parse_jsonl
@@ -94,16 +94,31 @@ def _structured_options(record: Mapping[str, Any], parsed: dict[str, str], answe
     return dict(zip(LABELS, choices, strict=False))
 
 
+class _Identified(Protocol):
+    @property
+    def id(self) -> str: ...
+
+
+Record = TypeVar("Record", bound=_Identified)
+
+
+def parse_unique(lines: Iterable[str], source: str, parse: Callable[[Mapping[str, Any], str], Record],
+                 when_empty: str) -> list[Record]:
+    """Each line of a benchmark file parsed by `parse`, in file order; blank lines are skipped, ids
+    must be unique and there must be one record (`when_empty` says what is missing)."""
+    records: list[Record] = []
+    seen: set[str] = set()
+    for where, raw in parse_jsonl(lines, source):
+        record = parse(raw, where)
+        if record.id in seen:
+            raise InvalidInput(where, f"duplicate id {record.id!r}")
+        seen.add(record.id)
+        records.append(record)
+    if not records:
+        raise InvalidInput(source, when_empty)
+    return records
+
+
 def parse_benchmark(lines: Iterable[str], source: str = "benchmark") -> list[MCQItem]:
     """Items of a benchmark file; blank lines are skipped, ids must be unique."""
-    items: list[MCQItem] = []
-    seen: set[str] = set()
-    for where, record in parse_jsonl(lines, source):
-        item = parse_item(record, where)
-        if item.id in seen:
-            raise InvalidInput(where, f"duplicate id {item.id!r}")
-        seen.add(item.id)
-        items.append(item)
-    if not items:
-        raise InvalidInput(source, "no items")
-    return items
+    return parse_unique(lines, source, parse_item, "no items")

@@ -12,8 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from scicustom.core.errors import InvalidInput
-from scicustom.core.evaluation.benchmark_lines import LABELS, parse_item
-from scicustom.core.jsonl import parse_jsonl
+from scicustom.core.evaluation.benchmark_lines import LABELS, parse_item, parse_unique
 
 
 @dataclass(frozen=True)
@@ -70,17 +69,7 @@ def export_item(record: Mapping[str, Any], where: str) -> ExportItem:
 
 def export_items(lines: Iterable[str], source: str) -> list[ExportItem]:
     """Every question of a benchmark file, in file order; ids must be unique and there must be one."""
-    items: list[ExportItem] = []
-    seen: set[str] = set()
-    for where, record in parse_jsonl(lines, source):
-        item = export_item(record, where)
-        if item.id in seen:
-            raise InvalidInput(where, f"duplicate id {item.id!r}")
-        seen.add(item.id)
-        items.append(item)
-    if not items:
-        raise InvalidInput(source, "no questions to export (a thin build with an empty benchmark)")
-    return items
+    return parse_unique(lines, source, export_item, "no questions to export (a thin build with an empty benchmark)")
 
 
 # The columns of a question row, with what they hold: the README of an export lists them.
