@@ -113,7 +113,8 @@ def record_affects(record: dict[str, Any], pin: Pin) -> bool:
         package = affected.get("package") or {}
         if package.get("ecosystem") != "PyPI" or canonicalize_name(str(package.get("name", ""))) != pin.name:
             continue
-        if pin.version in {str(v) for v in affected.get("versions") or []}:
+        listed = {str(v) for v in affected.get("versions") or []}
+        if pin.version in listed or (version is not None and version.public in listed):
             return True
         if version is None:
             continue
@@ -165,7 +166,10 @@ def audit_offline(pins: list[Pin], records: Iterable[dict[str, Any]]) -> AuditRe
 
 def _pypi_answer(pin: Pin, base_url: str, timeout_s: float) -> list[dict[str, Any]] | str:
     """The release's vulnerability records, or why there are none to read."""
-    url = f"{base_url.rstrip('/')}/{pin.name}/{pin.version}/json"
+    version = _version(pin.version)
+    # A local build (torch 2.13.0+cpu) is the public release's code: PyPI knows only the public version.
+    release = version.public if version is not None else pin.version
+    url = f"{base_url.rstrip('/')}/{pin.name}/{release}/json"
     try:
         with urllib.request.urlopen(url, timeout=timeout_s) as response:
             body = json.loads(response.read())

@@ -52,6 +52,7 @@ def test_osv_ranges_open_at_introduced_and_close_at_fixed_or_after_last_affected
 def test_explicit_versions_other_ecosystems_and_withdrawn_records() -> None:
     listed = _record("pkg", [], versions=("1.0rc1",))
     assert record_affects(listed, Pin("pkg", "1.0rc1"))
+    assert record_affects(listed, Pin("pkg", "1.0rc1+cpu"))  # a local build of a listed release
     assert not record_affects(listed, Pin("pkg", "1.0"))
     npm = _record("pkg", [{"introduced": "0"}])
     npm["affected"][0]["package"]["ecosystem"] = "npm"
@@ -127,7 +128,7 @@ def test_pypi_source_reports_vulnerable_clean_and_unanswered_releases(
     out = capsys.readouterr().out
     assert "VULNERABLE pkg==1.4: PYSEC-0000-1 (CVE-0000-1); fixed in 1.5" in out
     assert "PYSEC-0000-2" not in out  # withdrawn
-    lock.write_text("pkg==1.5\n")
+    lock.write_text("pkg==1.5+cpu\n")  # asked as its public release
     assert main(["--lock", str(lock), "--pypi", fake_pypi]) == 0
     # A release the server does not answer for is unaudited, never clean.
     lock.write_text("pkg==1.5\nunknown==9\n")
