@@ -71,9 +71,8 @@ class StoredEmbeddings:
             raise ValueError(f"stored {self.embedder.name} vectors have {stored.shape[1]} dimensions, "
                              f"the embedder gives {fresh.shape[1]}")
         out = np.empty((len(items), stored.shape[1]), dtype=np.float32)
-        for i, it in enumerate(items):
-            if it.id in row:
-                out[i] = stored[row[it.id]]
+        present = [i for i, it in enumerate(items) if it.id in row]
+        out[present] = stored[[row[items[i].id] for i in present]]
         if missing:
             out[missing] = fresh
         return out, len(missing)
