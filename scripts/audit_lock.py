@@ -22,6 +22,7 @@ import re
 import sys
 import urllib.error
 import urllib.request
+from collections import Counter
 from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -104,15 +105,20 @@ def _in_range(version: Version, events: list[dict[str, str]]) -> bool:
     return affected
 
 
+def _entries_of(record: dict[str, Any], pin: Pin) -> Iterator[dict[str, Any]]:
+    """The record's `affected` entries about this PyPI package."""
+    for affected in record.get("affected") or []:
+        package = affected.get("package") or {}
+        if package.get("ecosystem") == "PyPI" and canonicalize_name(str(package.get("name", ""))) == pin.name:
+            yield affected
+
+
 def record_affects(record: dict[str, Any], pin: Pin) -> bool:
     """Whether one OSV record names this release of this package as affected."""
     if record.get("withdrawn"):
         return False
     version = _version(pin.version)
-    for affected in record.get("affected") or []:
-        package = affected.get("package") or {}
-        if package.get("ecosystem") != "PyPI" or canonicalize_name(str(package.get("name", ""))) != pin.name:
-            continue
+    for affected in _entries_of(record, pin):
         listed = {str(v) for v in affected.get("versions") or []}
         if pin.version in listed or (version is not None and version.public in listed):
             return True
@@ -125,14 +131,9 @@ def record_affects(record: dict[str, Any], pin: Pin) -> bool:
 
 
 def _fixed_versions(record: dict[str, Any], pin: Pin) -> tuple[str, ...]:
-    fixed = []
-    for affected in record.get("affected") or []:
-        if canonicalize_name(str((affected.get("package") or {}).get("name", ""))) != pin.name:
-            continue
-        for ranges in affected.get("ranges") or []:
-            if ranges.get("type") == "ECOSYSTEM":  # GIT ranges name commits, not releases
-                fixed += [str(e["fixed"]) for e in ranges.get("events") or [] if "fixed" in e]
-    return tuple(fixed)
+    return tuple(str(event["fixed"]) for affected in _entries_of(record, pin) for ranges in affected.get("ranges") or []
+                 if ranges.get("type") == "ECOSYSTEM"  # GIT ranges name commits, not releases
+                 for event in ranges.get("events") or [] if "fixed" in event)
 
 
 def osv_records(directory: Path) -> Iterator[dict[str, Any]]:
@@ -214,10 +215,7 @@ def report(result: AuditResult, total: int, source: str) -> str:
         fixed = ", ".join(finding.fixed_in) or "no fix published"
         lines.append(f"  VULNERABLE {finding.pin.name}=={finding.pin.version}: {finding.advisory}{aliases}; "
                      f"fixed in {fixed}")
-    reasons: dict[str, int] = {}
-    for why in result.unaudited.values():
-        reasons[why] = reasons.get(why, 0) + 1
-    for why, count in sorted(reasons.items()):
+    for why, count in sorted(Counter(result.unaudited.values()).items()):
         lines.append(f"  UNAUDITED {count} pins: {why}")
     return "\n".join(lines)
 
