@@ -19,10 +19,11 @@ settle, then one batch of --builds builds submitted at once. Throughput = builds
 efficiency = throughput_N / (N * throughput_1).
 "after fill" leaves out the first N completions (each worker's first build also waits for the pipeline
 to fill). Each worker's peak RSS (VmHWM) and CPU seconds during the batch are read from /proc
-before it is stopped. "builds per worker" is how the batch's build ids hashed onto the partitions
-and the range assignor's blocks of them: a build's events stay on its key's partition (the EventBus
-contract keeps one key's events in order), so a small batch lands unevenly on the workers, and the
-worker with the most builds sets the batch's end.
+before it is stopped. "builds per partition" is where each build's completion event arrived: the
+build service deals builds out to the partitions in turn (a lane key per partition), and a build's
+events stay on its lane. "builds per worker" is the range assignor's blocks of those partitions.
+Before lanes a build's events were keyed by its id, and a hash spreads a small batch unevenly (5 of
+16 builds on one of 8 partitions): the worker with the most builds set the batch's end.
 
 Run: python benchmarks/bench_scale_out.py [--workers 1,2,4,8] [--builds 8] [--latency-ms 300]
 (--builds 16 took about 16 minutes on 2 shared cores, most of it the 1-worker run; the default 8 about halves that)
@@ -48,8 +49,6 @@ from machine_info import machine_info
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT / "benchmarks"), str(ROOT), str(ROOT / "services")]
-
-from kafka.partitioner.default import murmur2  # noqa: E402
 
 # Modules of this folder (a PyPI package, pysbd, installs a `benchmarks` package of its own).
 from llm_judged_world import WORLD_NAME  # noqa: E402
@@ -147,11 +146,6 @@ class Run:
         }
 
 
-def partition_of(build_id: str, partitions: int) -> int:
-    """The partition the producer puts a build's events on: Kafka's murmur2 hash of the key (the build id)."""
-    return (murmur2(build_id.encode()) & 0x7FFFFFFF) % partitions
-
-
 def range_assigned(per_partition: list[int], workers: int) -> list[int]:
     """Builds per worker when a group of `workers` members shares the partitions by Kafka's range
     assignor (contiguous blocks; the first len % workers members get one partition more)."""
@@ -213,18 +207,20 @@ def measure(n: int, builds: int, partitions: int, s3: S3Server, kafka: KafkaServ
                                                           seed=1, proxy_samples=10, relevance_quantile=0.75,
                                                           request_id=f"{prefix}-{k}"), None).build_id
                for k in range(builds)}
-        run.builds_per_partition = [sum(1 for b in ids if partition_of(b, partitions) == p) for p in range(partitions)]
+        partition_of: dict[str, int] = {}
         deadline = run.submitted_at + BUILD_TIMEOUT_S
         while len(run.finished) < len(ids) and time.monotonic() < deadline:
             for record in ends.poll(max_records=100, timeout_s=0.5):
                 event = ev.Envelope.FromString(record.value)
                 if event.build_id in ids and event.build_id not in run.finished:
                     run.finished[event.build_id] = time.monotonic() - run.submitted_at
+                    partition_of[event.build_id] = record.partition
                     if event.WhichOneof("body") == "build_failed":
                         run.failed[event.build_id] = event.build_failed.reason[:200]
             if any(p.popen.poll() is not None for p in run.processes):
                 raise RuntimeError("a worker exited mid-run; see its log under " + str(work / prefix))
         ends.commit()
+        run.builds_per_partition = [sum(1 for p in partition_of.values() if p == i) for i in range(partitions)]
         run.llm_calls = len(judge.calls) - calls_before
         for process in run.processes:
             process.sample()

@@ -22,9 +22,11 @@ from typing import Any
 from kafka import KafkaAdminClient, KafkaConsumer, KafkaProducer
 from kafka.admin import NewTopic
 from kafka.errors import CommitFailedError, KafkaTimeoutError, RebalanceInProgressError, TopicAlreadyExistsError
+from kafka.partitioner.default import murmur2
 
 from scicustom.adapters.bus_subscription import Subscription, dead_letters_via
 from scicustom.adapters.event_json import encode_payload
+from scicustom.core.partition_lanes import lane_keys
 from scicustom.ports import BusMessage, Event
 
 log = logging.getLogger(__name__)
@@ -74,6 +76,14 @@ class KafkaEventBus:
                 self._admin.create_topics([NewTopic(topic, num_partitions=partitions,
                                                      replication_factor=self.replication_factor)])
             self._known_topics.add(topic)
+
+    def partition_keys(self, topic: str) -> list[str]:
+        """Keys hashed as the producer's default partitioner (and Java's) hashes them: murmur2 of the
+        key modulo the topic's partition count, read from the producer's cached cluster metadata (so a
+        topic given more partitions gets more keys once the metadata refreshes)."""
+        self.ensure_topic(topic, self.default_partitions)
+        partitions = len(self._producer_client().partitions_for(topic))
+        return lane_keys(partitions, lambda key: (murmur2(key) & 0x7FFFFFFF) % partitions)
 
     def send(self, topic: str, value: bytes, *, key: str | None = None,
              headers: Mapping[str, str] | None = None) -> None:

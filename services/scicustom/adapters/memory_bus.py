@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 from scicustom.adapters.bus_subscription import Subscription, dead_letters_via
 from scicustom.adapters.event_json import encode_payload
+from scicustom.core.partition_lanes import lane_keys
 from scicustom.ports import BusMessage, Event
 
 TopicPartition = tuple[str, int]
@@ -30,6 +31,10 @@ class _Group:
     generation: int = 0
     committed: dict[TopicPartition, int] = field(default_factory=dict)
     assignment: dict[int, list[TopicPartition]] = field(default_factory=dict)
+
+
+def _partition_of(key: bytes, partitions: int) -> int:
+    return zlib.crc32(key) % partitions
 
 
 class InMemoryEventBus:
@@ -62,12 +67,17 @@ class InMemoryEventBus:
                     self._rebalance(group)
         return logs
 
+    def partition_keys(self, topic: str) -> list[str]:
+        with self._cond:
+            partitions = len(self._create(topic, self.default_partitions))
+        return lane_keys(partitions, lambda key: _partition_of(key, partitions))
+
     def send(self, topic: str, value: bytes, *, key: str | None = None,
              headers: Mapping[str, str] | None = None) -> None:
         with self._cond:
             logs = self._create(topic, self.default_partitions)
             # Keyed: a stable hash, so one key keeps one partition and order; keyless: round robin.
-            partition = (next(self._keyless) if key is None else zlib.crc32(key.encode())) % len(logs)
+            partition = next(self._keyless) % len(logs) if key is None else _partition_of(key.encode(), len(logs))
             log = logs[partition]
             log.append(BusMessage(topic, partition, len(log), key, bytes(value), dict(headers or {})))
             self._cond.notify_all()

@@ -167,7 +167,7 @@ class StageWorker:
             try:
                 # Handling is idempotent, so an outage while publishing repeats the whole attempt;
                 # flushing here keeps a broker outage inside the budget instead of failing the commit.
-                self._send(self.handler.handle(event))
+                self._send(self.handler.handle(event), record, event)
                 self.bus.flush()
             except PoisonEvent as exc:
                 self._dead_letter(record, redact(str(exc)), attempt + 1, event)
@@ -211,9 +211,12 @@ class StageWorker:
             pause = min(pause * random.uniform(0.5, 1.0), max(at_most, 0.0))
         self._sleep(pause)
 
-    def _send(self, outgoing: list[Outgoing]) -> None:
+    def _send(self, outgoing: list[Outgoing], record: BusMessage, event: ev.Envelope | None) -> None:
+        """A build's next events go out under the key its event came with: the build service dealt
+        the build a lane (a key per partition), and the build keeps it to the end."""
         for out in outgoing:
-            publish(self.bus, out.topic, out.key, out.envelope)
+            same_build = event is not None and event.build_id and out.key == event.build_id
+            publish(self.bus, out.topic, record.key if same_build and record.key else out.key, out.envelope)
 
     def _dead_letter(self, record: BusMessage, error: str, attempts: int, event: ev.Envelope | None) -> None:
         """Records the failure first (e.g. the build's failed.json): if the store is down that raises
@@ -236,6 +239,6 @@ class StageWorker:
         self.stats.dead_lettered += 1
         self.stats.consecutive_dead += 1
         try:
-            self._send(failure)
+            self._send(failure, record, event)
         except Exception:  # the dead letter itself is already out
             log.exception("worker %s: failure event for %s not published", self.stage, record.key)

@@ -134,6 +134,19 @@ class EventBusContract:
         assert {m.partition for m in got} <= {0, 1, 2, 3}
         consumer.close()
 
+    def test_each_partition_key_lands_on_its_own_partition(self, bus, names):
+        topic, group = names("topic"), names("group")
+        bus.ensure_topic(topic, 5)
+        keys = bus.partition_keys(topic)
+        assert len(keys) == len(set(keys)) == 5
+        for i, key in enumerate(keys * 2):
+            bus.send(topic, f"{i}".encode(), key=key)
+        bus.flush()
+        consumer = bus.consumer(group, [topic])
+        got = drain(consumer, 10)
+        assert sorted((m.partition, m.key) for m in got) == sorted((i % 5, k) for i, k in enumerate(keys * 2))
+        consumer.close()
+
     def test_uncommitted_records_go_back_to_the_group_after_close(self, bus, names):
         topic, group = names("topic"), names("group")
         bus.ensure_topic(topic, 2)

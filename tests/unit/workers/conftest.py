@@ -74,10 +74,10 @@ def run_workers(ctx: StubContext, until, stages=BUILD_STAGES, worlds=None,
     return workers
 
 
-def create_build(ctx: StubContext, **fields) -> pb.Build:
+def create_build(ctx: StubContext, service: BuildServicer | None = None, **fields) -> pb.Build:
     request = pb.CreateBuildRequest(**{"requirement_text": TEXT, "k1": 2, "k2": 20, "proxy_samples": 10, "seed": 1,
                                        "relevance_quantile": 0.75, **fields})
-    return BuildServicer(ctx).CreateBuild(request, None)
+    return (service or BuildServicer(ctx)).CreateBuild(request, None)
 
 
 
