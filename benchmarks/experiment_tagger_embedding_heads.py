@@ -1,0 +1,127 @@
+"""Tagger experiment (issue 12): where the trained tagger loses real questions, and whether a head on
+MiniLM sentence vectors gets them back. Not part of `make bench` nor of any build: it measures.
+
+On the hand-labelled real questions (resources/tagger_gold), with `tagger evaluate`'s metrics
+(gold_scores: the paper's fuzzy micro-F1, top-1 hit), it scores on `dev` and `heldout`:
+  - student: the current trained tagger (token-vector network, ONNX), as served;
+  - teacher: the nearest-labelled-items teacher (gold_teacher.py) the student is distilled from,
+    fitted on the `train` split;
+  - head: a multinomial logistic regression on the items' stored MiniLM vectors, fitted on the
+    `train` split (a gold unit's sample weight 1/rank);
+  - student + head, teacher + head: sums of each one's scores scaled to a row maximum of 1.
+The student's own unit lists come from its calibrated thresholds. The others keep their best unit,
+and a unit that scores at least `ratio` times the best; `ratio` is chosen on `dev` from a grid.
+Also printed: the student's top-1 hit on the `train` items it was trained on (how much it memorises).
+
+    SCICUSTOM_HOME=... .venv/bin/python benchmarks/experiment_tagger_embedding_heads.py
+
+Writes benchmarks/results/tagger_embedding_heads.json. About 2 minutes on 2 cores.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from sklearn.linear_model import LogisticRegression
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from machine_info import machine_info
+
+from scicustom.adapters.onnx_tagger import OnnxTagger
+from scicustom.app.tagging.training_requests import training_inputs
+from scicustom.app.tagging.training_units import tagger_units
+from scicustom.bootstrap import Context
+from scicustom.core.tagger_training.gold_set import gold_scores
+from scicustom.core.tagger_training.gold_teacher import GoldNeighbourTeacher, unit_prototypes
+
+RESULTS = Path(__file__).resolve().parent / "results" / "tagger_embedding_heads.json"
+RATIOS = (0.5, 0.6, 0.75, 0.9, 1.01)  # 1.01: the best unit alone
+
+
+def _scaled(scores: np.ndarray) -> np.ndarray:
+    return scores / np.maximum(scores.max(axis=1, keepdims=True), 1e-9)
+
+
+def _decoded(scores: np.ndarray, names: Sequence[str], ratio: float, at_most: int = 3) -> list[list[str]]:
+    out = []
+    for row in scores:
+        order = np.argsort(-row, kind="stable")[:at_most]
+        best = row[order[0]]
+        out.append([names[c] for c in order if c == order[0] or (row[c] > 0 and row[c] >= ratio * best)])
+    return out
+
+
+def main() -> None:
+    ctx = Context.from_environment()
+    inputs = training_inputs(lambda: tagger_units(None, ctx.ontology_workspace.keywords_file, lambda: ctx.catalog,
+                                                  ctx.settings.units_file), ctx.corpus, ctx.embedder)
+    catalog = inputs.catalog
+    names = [u.name for u in catalog.units]
+    column = {n: i for i, n in enumerate(names)}
+    row_of = {it.id: r for r, it in enumerate(inputs.items)}
+    split = {s: [g for g in inputs.gold if g.split == s and g.item.id in row_of] for s in ("train", "dev", "heldout")}
+    vectors = {s: inputs.item_vectors[[row_of[g.item.id] for g in items]] for s, items in split.items()}
+
+    artifact = ctx.tagger_artifacts.load(None)
+    student = OnnxTagger(artifact.model_path.parent)
+    if list(artifact.unit_ids) != [u.id for u in catalog.units]:
+        raise SystemExit("the current tagger was trained on another unit set")
+    teacher = GoldNeighbourTeacher(vectors["train"], [[column[n] for n in g.gold] for g in split["train"]],
+                                   unit_prototypes(catalog.units, inputs.embedder))
+    x, y, w = [], [], []
+    for vector, g in zip(vectors["train"], split["train"], strict=True):
+        for rank, name in enumerate(g.gold):
+            x.append(vector)
+            y.append(column[name])
+            w.append(1.0 / (1 + rank))
+    head = LogisticRegression(C=8.0, max_iter=400).fit(np.array(x), np.array(y), sample_weight=np.array(w))
+
+    def head_scores(v: np.ndarray) -> np.ndarray:
+        out = np.zeros((len(v), len(names)), dtype=np.float32)
+        out[:, head.classes_] = head.predict_proba(v)
+        return out
+
+    scores: dict[str, dict[str, np.ndarray]] = {}
+    for s in ("dev", "heldout"):
+        texts = [g.item.text for g in split[s]]
+        st, te = _scaled(student.scores(texts)), _scaled(teacher.scores(vectors[s]))
+        hd = _scaled(head_scores(vectors[s]))
+        scores[s] = {"teacher": te, "head": hd, "student + head": st + hd, "teacher + head": te + hd}
+
+    report: dict[str, Any] = {}
+    for s in ("dev", "heldout"):
+        tagged = student.tag([g.item.text for g in split[s]])
+        report.setdefault("student (served)", {})[s] = gold_scores(
+            catalog, split[s], [[catalog.by_id(u.unit_id).name for u in row] for row in tagged])
+    for name in scores["dev"]:
+        ratio = max(RATIOS, key=lambda r: gold_scores(catalog, split["dev"],
+                                                      _decoded(scores["dev"][name], names, r))["micro_f1"])
+        report[name] = {s: gold_scores(catalog, split[s], _decoded(scores[s][name], names, ratio))
+                        for s in ("dev", "heldout")}
+        report[name]["ratio"] = ratio
+    train_texts = [g.item.text for g in split["train"]]
+    best = student.scores(train_texts).argmax(axis=1)
+    memorised = gold_scores(catalog, split["train"], [[names[c]] for c in best])["top1_hit"]
+
+    print(f"{'scorer':<18} {'dev F1':>7} {'dev top-1':>9} {'held-out F1':>11} {'held-out top-1':>14}")
+    for name, r in report.items():
+        print(f"{name:<18} {r['dev']['micro_f1']:>7.3f} {r['dev']['top1_hit']:>9.3f} "
+              f"{r['heldout']['micro_f1']:>11.3f} {r['heldout']['top1_hit']:>14.3f}")
+    print(f"student top-1 hit on its own training items: {memorised:.3f}")
+    result = {"experiment": "tagger_embedding_heads", "date": datetime.now(UTC).isoformat(timespec="seconds"),
+              "machine": machine_info(), "tagger": artifact.version,
+              "items": {s: len(v) for s, v in split.items()}, "scorers": report,
+              "student_train_top1": memorised}
+    RESULTS.parent.mkdir(parents=True, exist_ok=True)
+    RESULTS.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+    print(f"written to {RESULTS}")
+
+
+if __name__ == "__main__":
+    main()
