@@ -13,6 +13,7 @@ offsets, and a rebalance before then redelivers them to idempotent handlers.
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import threading
 import uuid
@@ -30,6 +31,11 @@ from scicustom.core.partition_lanes import lane_keys
 from scicustom.ports import BusMessage, Event
 
 log = logging.getLogger(__name__)
+
+
+@functools.cache
+def _murmur2_lanes(partitions: int) -> tuple[str, ...]:
+    return tuple(lane_keys(partitions, lambda key: (murmur2(key) & 0x7FFFFFFF) % partitions))
 
 
 class KafkaEventBus:
@@ -82,8 +88,7 @@ class KafkaEventBus:
         key modulo the topic's partition count, read from the producer's cached cluster metadata (so a
         topic given more partitions gets more keys once the metadata refreshes)."""
         self.ensure_topic(topic, self.default_partitions)
-        partitions = len(self._producer_client().partitions_for(topic))
-        return lane_keys(partitions, lambda key: (murmur2(key) & 0x7FFFFFFF) % partitions)
+        return list(_murmur2_lanes(len(self._producer_client().partitions_for(topic))))
 
     def send(self, topic: str, value: bytes, *, key: str | None = None,
              headers: Mapping[str, str] | None = None) -> None:
