@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from scicustom.core.build.relevance import RelevanceModel, TopicEvidence, offline_relevance_jury
@@ -29,6 +29,8 @@ def test_a_field_or_an_unrelated_subject_does_not(subject, domain):
 
 
 @given(st.text(max_size=40))
+@example("/\n0")  # a line break before the exam suffix: cut only on the second pass before
+@example("college high_school biology")  # two qualifiers: one removed per pass before
 def test_normalising_a_subject_is_idempotent_and_never_fails(subject):
     once = normalised_subject(subject)
     assert normalised_subject(once) == once

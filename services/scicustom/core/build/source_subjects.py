@@ -13,15 +13,17 @@ from __future__ import annotations
 
 import re
 
-# Level and exam qualifiers that say where a question was used, not what it is about.
-_QUALIFIERS = re.compile(r"^(?:high school|college|professional|elementary|conceptual)\s+")
+# Level and exam qualifiers that say where a question was used, not what it is about (any run of
+# them: removing one must not leave another for a second pass).
+_QUALIFIERS = re.compile(r"^(?:(?:high school|college|professional|elementary|conceptual)\s+)+")
 _EXAM = re.compile(r"\s*/.*$")  # MedMCQA "Pathology / AIIMS 2018"
 
 
 def normalised_subject(subject: str) -> str:
-    text = _EXAM.sub("", subject.replace("_", " ")).strip().lower()
-    text = _QUALIFIERS.sub("", text)
-    return " ".join(text.split())
+    # Whitespace first: the exam suffix runs to the end of the line, and a line break inside a
+    # subject would otherwise survive the first pass as a space and be cut by the second.
+    text = _EXAM.sub("", " ".join(subject.replace("_", " ").split())).lower()
+    return " ".join(_QUALIFIERS.sub("", text).split())
 
 
 def normalised_topic(domain: str) -> str:
