@@ -5,6 +5,7 @@ chaos run failed on this). Own tansu broker: restarting the session's would empt
 
 from __future__ import annotations
 
+import threading
 import time
 from pathlib import Path
 
@@ -48,3 +49,29 @@ def test_publishing_resumes_after_the_broker_restarts(tmp_path: Path) -> None:
     finally:
         bus.close()
         kafka.process.stop(grace_s=1)
+
+
+def test_a_producer_given_up_on_stops_its_network_thread(tmp_path: Path) -> None:
+    """The broker stays down: the flush times out with records pending. The producer that is given up
+    on must stop its network thread, not retry them for ever beside the next one (one thread leaked
+    per outage before)."""
+    kafka = start_tansu(tmp_path)
+    bus = KafkaEventBus(kafka.bootstrap, client_id="given-up-on", flush_timeout_s=3)
+    try:
+        bus.send("down.events", b"1", key="k")
+        bus.flush()
+        kafka.process.stop(grace_s=1)
+        bus.send("down.events", b"2", key="k")
+        with pytest.raises(Exception):  # noqa: B017  the broker is down: whatever kafka-python raises
+            bus.flush()
+        deadline = time.monotonic() + 10
+        while _network_threads("given-up-on") and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert not _network_threads("given-up-on")
+    finally:
+        bus.close()
+        kafka.process.stop(grace_s=1)
+
+
+def _network_threads(client_id: str) -> list[str]:
+    return [t.name for t in threading.enumerate() if t.name.startswith(client_id) and t.is_alive()]

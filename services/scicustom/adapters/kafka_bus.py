@@ -38,6 +38,20 @@ def _murmur2_lanes(partitions: int) -> tuple[str, ...]:
     return tuple(lane_keys(partitions, lambda key: (murmur2(key) & 0x7FFFFFFF) % partitions))
 
 
+def _force_close(producer: KafkaProducer) -> None:
+    """Stops a producer whose records cannot be delivered, at once. KafkaProducer.close flushes first,
+    and with records still pending that flush raises before the network thread is told to stop: the
+    thread went on retrying for ever, one more per outage. So the thread (kafka-python's `_sender`,
+    a private name of the pinned release; tests/integration/test_kafka_broker_restart.py checks it
+    ends) is force-closed first, which fails the pending records, and close() then has nothing left
+    to wait for."""
+    sender = getattr(producer, "_sender", None)
+    if sender is not None:
+        sender.force_close()
+        sender.join(timeout=5.0)
+    producer.close(timeout=0)
+
+
 class KafkaEventBus:
     def __init__(self, bootstrap: str, *, client_id: str = "scicustom", default_partitions: int = 1,
                  session_timeout_ms: int = 6000, flush_timeout_s: float = 60.0, commit_timeout_s: float = 30.0,
@@ -129,7 +143,7 @@ class KafkaEventBus:
                 self._producer = None
         log.warning("kafka producer %s could not deliver; closing it, the next send opens a new one", self.client_id)
         with contextlib.suppress(Exception):  # closing a wedged producer must not hide the delivery error
-            producer.close(timeout=0)
+            _force_close(producer)
 
     # consuming ------------------------------------------------------------------------------------
     def consumer(self, group: str, topics: Sequence[str]) -> KafkaBusConsumer:
