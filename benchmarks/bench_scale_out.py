@@ -25,7 +25,12 @@ events stay on its lane. "builds per worker" is the range assignor's blocks of t
 Before lanes a build's events were keyed by its id, and a hash spreads a small batch unevenly (5 of
 16 builds on one of 8 partitions): the worker with the most builds set the batch's end.
 
-Run: python benchmarks/bench_scale_out.py [--workers 1,2,4,8] [--builds 8] [--latency-ms 300]
+Workers load the LLM client before consuming, as `scicustom worker` does (commands/worker.py
+warm_up). `--cold N,...` also measures those worker counts with cold workers, whose first builds pay
+the import (the baseline of the warm-up, in the same run); their efficiency is against the smallest
+cold count when it is measured, else against the warm base.
+
+Run: python benchmarks/bench_scale_out.py [--workers 1,2,4,8] [--builds 8] [--latency-ms 300] [--cold 1,8]
 (--builds 16 took about 16 minutes on 2 shared cores, most of it the 1-worker run; the default 8 about halves that)
 Writes benchmarks/results/scale_out.json with the machine info.
 """
@@ -112,6 +117,7 @@ class WorkerProcess:
 @dataclass
 class Run:
     workers: int
+    cold: bool = False
     submitted_at: float = 0.0
     finished: dict[str, float] = field(default_factory=dict)   # build id -> seconds after submission
     failed: dict[str, str] = field(default_factory=dict)
@@ -131,7 +137,7 @@ class Run:
         span = max(self.finished.values(), default=0.0)
         succeeded = len(self.finished) - len(self.failed)  # a failed build is not a completed one
         return {
-            "workers": self.workers, "builds": builds, "succeeded": succeeded,
+            "workers": self.workers, "warm_up": not self.cold, "builds": builds, "succeeded": succeeded,
             "failed": len(self.failed), "unfinished": builds - len(self.finished), "seconds": round(span, 2),
             "builds_per_min": round(60.0 * succeeded / span, 3) if span else 0.0,
             "after_fill_builds_per_min": self.after_fill(),
@@ -158,15 +164,16 @@ def range_assigned(per_partition: list[int], workers: int) -> list[int]:
     return loads
 
 
-def start_workers(n: int, s3: S3Server, kafka: KafkaServer, prefix: str, api_base: str, work: Path) -> list[
-        WorkerProcess]:
+def start_workers(n: int, s3: S3Server, kafka: KafkaServer, prefix: str, api_base: str, work: Path,
+                  cold: bool) -> list[WorkerProcess]:
     processes = []
     for i in range(n):
         log = work / f"worker-{i}.log"
         with open(log, "wb") as out:
             popen = subprocess.Popen(
                 [sys.executable, str(ROOT / "benchmarks" / "scale_out_worker.py"), s3.endpoint, s3.access_key,
-                 s3.secret_key, prefix, kafka.bootstrap, prefix, api_base, str(work / "llm-cache")],
+                 s3.secret_key, prefix, kafka.bootstrap, prefix, api_base, str(work / "llm-cache"),
+                 *(["cold"] if cold else [])],
                 cwd=ROOT, stdout=out, stderr=subprocess.STDOUT,
                 env={**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "services")]),
                      "LITELLM_LOCAL_MODEL_COST_MAP": "True"})
@@ -181,8 +188,8 @@ def start_workers(n: int, s3: S3Server, kafka: KafkaServer, prefix: str, api_bas
 
 
 def measure(n: int, builds: int, partitions: int, s3: S3Server, kafka: KafkaServer, judge: Any,
-            work: Path) -> Run:
-    prefix = f"scale-{n}-{uuid.uuid4().hex[:8]}"
+            work: Path, cold: bool = False) -> Run:
+    prefix = f"scale-{n}{'-cold' if cold else ''}-{uuid.uuid4().hex[:8]}"
     bus = KafkaEventBus(kafka.bootstrap)
     topics = Topics(prefix)
     for topic in topics.all():  # what `scicustom cluster init --partitions P` creates
@@ -192,9 +199,9 @@ def measure(n: int, builds: int, partitions: int, s3: S3Server, kafka: KafkaServ
     # Joins the group now, so its join does not delay the first completions it sees.
     ends = bus.consumer(f"{prefix}-bench", [topics.of(BUILD_COMPLETED), topics.of(BUILD_FAILED)])
     ends.poll(timeout_s=0.1)
-    run = Run(n)
+    run = Run(n, cold)
     (work / prefix).mkdir()
-    run.processes = start_workers(n, s3, kafka, prefix, judge.api_base, work / prefix)
+    run.processes = start_workers(n, s3, kafka, prefix, judge.api_base, work / prefix, cold)
     try:
         time.sleep(SETTLE_S)
         calls_before = len(judge.calls)
@@ -238,9 +245,11 @@ def main() -> None:
     parser.add_argument("--builds", type=int, default=8, help="builds submitted at once per worker count")
     parser.add_argument("--latency-ms", type=float, default=300.0, help="the judge server's latency per call")
     parser.add_argument("--partitions", type=int, default=0, help="partitions per topic (default: largest N)")
+    parser.add_argument("--cold", default="", help="worker counts also measured with cold workers (no warm-up)")
     args, _ = parser.parse_known_args()  # scripts/bench.py passes its own filter words
     counts = [int(n) for n in args.workers.split(",")]
-    partitions = args.partitions or max(counts)
+    cold_counts = [int(n) for n in args.cold.split(",") if n]
+    partitions = args.partitions or max(counts + cold_counts)
     print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} (wall times stretch when "
           f"the cores are shared)\nworld: {WORLD_NAME}\n{args.builds} builds with LLM judges per worker count, "
           f"judge latency {args.latency_ms:.0f} ms per call, {partitions} partitions per topic", flush=True)
@@ -250,30 +259,36 @@ def main() -> None:
         try:
             with slow_llm_judge(args.latency_ms / 1000.0) as judge:
                 runs = []
-                for n in counts:
-                    run = measure(n, args.builds, partitions, s3, kafka, judge, work)
+                for n, cold in [(n, False) for n in counts] + [(n, True) for n in cold_counts]:
+                    run = measure(n, args.builds, partitions, s3, kafka, judge, work, cold)
                     runs.append(run.figures(args.builds))
-                    print(f"  {n} workers: {runs[-1]['builds_per_min']:.2f} builds/min "
+                    print(f"  {n} {'cold ' if cold else ''}workers: {runs[-1]['builds_per_min']:.2f} builds/min "
                           f"({runs[-1]['seconds']:.1f} s, {len(run.failed)} failed)", flush=True)
         finally:
             kafka.process.stop()
             s3.process.stop()
-    base = runs[0]["builds_per_min"] / counts[0] if runs[0]["builds_per_min"] else 0.0
+    cold_runs = [f for f in runs if not f["warm_up"]]
+    cold_base = min(cold_runs, key=lambda f: f["workers"]) if cold_runs else None
     for figures in runs:
-        figures["ratio"] = round(figures["builds_per_min"] / runs[0]["builds_per_min"], 3) if base else None
-        figures["efficiency"] = round(figures["builds_per_min"] / (figures["workers"] * base), 3) if base else None
-    met = all(f["efficiency"] is not None and f["efficiency"] >= GOAL_EFFICIENCY for f in runs)
-    print(f"\n{'workers':>7} {'builds/min':>10} {'ratio':>6} {'efficiency':>10} {'after fill':>10} {'s':>7} "
+        base = runs[0] if figures["warm_up"] or cold_base is None else cold_base
+        per_worker = base["builds_per_min"] / base["workers"]
+        figures["baseline"] = f"{base['workers']} {'warm' if base['warm_up'] else 'cold'} worker(s)"
+        figures["ratio"] = round(figures["builds_per_min"] / base["builds_per_min"], 3) if per_worker else None
+        figures["efficiency"] = round(figures["builds_per_min"] / (figures["workers"] * per_worker), 3) \
+            if per_worker else None
+    met = all(f["efficiency"] is not None and f["efficiency"] >= GOAL_EFFICIENCY for f in runs if f["warm_up"])
+    print(f"\n{'workers':>9} {'builds/min':>10} {'ratio':>6} {'efficiency':>10} {'after fill':>10} {'s':>7} "
           f"{'first s':>7} {'failed':>6} {'LLM calls/build':>15} {'build CPU s':>11} {'builds per worker':>18}  "
           "peak RSS per worker (MiB)")
     for f in runs:
         fill = f"{f['after_fill_builds_per_min']:.2f}" if f["after_fill_builds_per_min"] else "-"
-        print(f"{f['workers']:>7} {f['builds_per_min']:>10.2f} {f['ratio'] or 0:>6.2f} {f['efficiency'] or 0:>10.2f} "
+        name = f"{f['workers']}{'' if f['warm_up'] else ' cold'}"
+        print(f"{name:>9} {f['builds_per_min']:>10.2f} {f['ratio'] or 0:>6.2f} {f['efficiency'] or 0:>10.2f} "
               f"{fill:>10} {f['seconds']:>7.1f} {f['first_completion_s']:>7.1f} {f['failed']:>6} "
               f"{f['llm_calls_per_build']:>15.1f} {sum(f['worker_build_cpu_s']):>11.1f} "
               f"{'/'.join(str(b) for b in f['builds_per_worker']):>18}  "
               f"{', '.join(f'{r:.0f}' for r in f['worker_peak_rss_mib'])}")
-    print(f"goal: efficiency >= {GOAL_EFFICIENCY} at every N: {'met' if met else 'NOT met'}")
+    print(f"goal: efficiency >= {GOAL_EFFICIENCY} at every N (warm workers): {'met' if met else 'NOT met'}")
     result = {"benchmark": "scale_out", "date": datetime.now(UTC).isoformat(timespec="seconds"),
               "machine": machine_info(),
               "world": WORLD_NAME, "builds": args.builds, "latency_ms": args.latency_ms, "partitions": partitions,

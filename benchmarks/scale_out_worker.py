@@ -3,7 +3,10 @@
 judges answered through litellm by the benchmark's slow judge server. The stages share one world
 cache (app/build/world_cache.py), as `scicustom worker` does with ctx.world_cache().
 
-    python benchmarks/scale_out_worker.py ENDPOINT ACCESS SECRET BUCKET BOOTSTRAP PREFIX API_BASE CACHE_DIR
+    python benchmarks/scale_out_worker.py ENDPOINT ACCESS SECRET BUCKET BOOTSTRAP PREFIX API_BASE CACHE_DIR [cold]
+
+Before consuming it loads the LLM client as `scicustom worker` does (LiteLLMAdapter.warm_up); with
+`cold` it does not, and its first build pays for the import (the baseline of that warm-up).
 
 Like tests/chaos/synthetic_worker.py, with LLM judges; SIGTERM drains it. Each process keeps its own
 LLM response cache (the adapter's, in CACHE_DIR), so no worker sees another's answers.
@@ -37,7 +40,9 @@ LLM_TIMEOUT_S = 30.0
 
 
 def main(argv: list[str]) -> None:
-    endpoint, access, secret, bucket, bootstrap, prefix, api_base, cache_dir = argv
+    endpoint, access, secret, bucket, bootstrap, prefix, api_base, cache_dir = argv[:8]
+    if argv[8:] != ["cold"]:
+        LiteLLMAdapter.warm_up()
     store = MinioObjectStore.connect(endpoint, access, secret, bucket)
     ctx = StubContext(store, KafkaEventBus(bootstrap), StubSettings(topic_prefix=prefix))  # type: ignore[arg-type]
     llm = LiteLLMAdapter(LLMResponseCache(Path(cache_dir) / f"llm-cache-{os.getpid()}.sqlite"),

@@ -280,6 +280,12 @@ class Context:
     def llm(self) -> LLM:
         return self.llm_at(self.settings.llm_api_base, revealed(self.settings.llm_api_key))
 
+    def warm_up_llm_client(self) -> None:
+        """Loads the LLM client library now (litellm: seconds of CPU) instead of in the first call."""
+        from scicustom.adapters.litellm_llm import LiteLLMAdapter
+
+        LiteLLMAdapter.warm_up()
+
     def llm_at(self, api_base: str | None, api_key: str | None, *, max_retries: int | None = None,
                requests_per_minute: int | None = None, timeout_s: float | None = None,
                backoff_s: float = 1.0) -> LLM:

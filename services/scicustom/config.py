@@ -145,6 +145,9 @@ class Settings(BaseSettings):
     # backoff and jitter for this long before a stage gives up and fails the build naming the outage.
     worker_outage_budget_s: float = Field(default=300.0, ge=0)
     worker_max_backoff_s: float = Field(default=30.0, gt=0)
+    # A worker of the build or paper pipelines (which call LLM judges and extractors) loads the LLM
+    # client before it joins its consumer groups, so its first build does not pay the import.
+    worker_warm_up: bool = True
     # The reaper (`scicustom reaper`): a build whose heartbeat is older than this is requeued (its
     # pending stage's event published again), up to build_max_requeues times, then failed.
     build_heartbeat_timeout_s: float = Field(default=1800.0, gt=0)

@@ -52,6 +52,18 @@ class LiteLLMAdapter:
                                   retry=retry_if_exception(_is_retryable), sleep=sleep, reraise=True)
         self.usage = LLMUsage()  # every call of this adapter's life
 
+    @staticmethod
+    def warm_up() -> None:
+        """Pays litellm's start-up now rather than in the first call: its import (4-5 CPU-s on 2
+        cores) and what its first OpenAI-protocol call imports (~1 CPU-s: the OpenAI client's
+        resources and litellm's own modules). The completion is litellm's `mock_response`: no request
+        leaves the process. A worker calls this before it joins its consumer groups."""
+        import litellm
+        import openai.resources.chat  # noqa: F401  (what the first real call imports)
+
+        litellm.completion(model="openai/warm-up", messages=[{"role": "user", "content": "warm-up"}],
+                           mock_response="warm")
+
     def complete(self, model: str, messages: Sequence[Mapping[str, str]], **params: Any) -> Completion:
         key = cache_key(model, messages, params)
         hit = self._cache.get(key)

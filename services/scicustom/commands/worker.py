@@ -3,7 +3,9 @@
 SIGTERM drains: each stage finishes and commits its in-flight record, then leaves its group.
 The process serves gRPC health (NOT_SERVING once draining or when a breaker trips, and while a
 stage's poll loop has not come back within SCICUSTOM_WORKER_LIVENESS_DEADLINE_S: workers/liveness.py)
-so pods can probe it like the services. Exit code 3 means a breaker tripped, 4 that a stage's consumer failed.
+so pods can probe it like the services. A build or paper worker loads the LLM client (litellm)
+before its consumers join their groups (SCICUSTOM_WORKER_WARM_UP=false skips it).
+Exit code 3 means a breaker tripped, 4 that a stage's consumer failed.
 Prometheus metrics (per-stage outcomes, times, retries, consumer lag) are served on
 SCICUSTOM_METRICS_PORT (telemetry/metrics_endpoint.py).
 """
@@ -15,6 +17,7 @@ import importlib
 import logging
 import signal
 import threading
+import time
 from typing import TYPE_CHECKING, Any
 
 from scicustom.app.build.build_records import BUILD_STAGES
@@ -41,6 +44,25 @@ STAGE_WORKERS = {"build": ("scicustom.builds.worker", BUILD_STAGES),
                  "ingest": ("scicustom.ingest.worker", INGEST_STAGES),
                  "papers": ("scicustom.papers.worker", PAPER_STAGES),
                  "standing": ("scicustom.builds.standing_worker", STANDING_STAGES)}
+
+
+# Pipelines whose stages call LLMs (the build's judges and MCQ writer, the papers' extractors).
+LLM_PIPELINES = ("build", "papers")
+
+
+def calls_llms(stages: list[str]) -> bool:
+    return any(s in STAGE_WORKERS[p][1] for p in LLM_PIPELINES for s in stages)
+
+
+def warm_up(ctx: Context, stages: list[str]) -> float | None:
+    """Seconds spent loading the LLM client, or None when these stages need none or the settings
+    turn warm-up off. Done before any consumer joins its group: no partition waits on a cold
+    process, and an autoscaled worker's first build runs at the speed of its later ones."""
+    if not ctx.settings.worker_warm_up or not calls_llms(stages):
+        return None
+    started = time.perf_counter()
+    ctx.warm_up_llm_client()
+    return time.perf_counter() - started
 
 
 def stage_handlers(ctx: Context, stages: list[str]) -> list[Any]:
@@ -89,8 +111,11 @@ def run_workers(args: argparse.Namespace, ctx: Context) -> int:
     options = WorkerOptions(settings.worker_max_attempts, settings.worker_backoff_s, settings.worker_breaker_threshold,
                             outage_budget_s=settings.worker_outage_budget_s,
                             max_backoff_s=settings.worker_max_backoff_s)
-    workers = [StageWorker(ctx.event_bus, Topics(settings.topic_prefix), h, options)
-               for h in stage_handlers(ctx, args.stages)]
+    handlers = stage_handlers(ctx, args.stages)
+    warmed_s = warm_up(ctx, args.stages)
+    if warmed_s is not None:
+        log.info("LLM client loaded in %.1f s", warmed_s)
+    workers = [StageWorker(ctx.event_bus, Topics(settings.topic_prefix), h, options) for h in handlers]
     names = {w.stage: f"scicustom.worker.{w.stage}" for w in workers}  # health service per stage
     # Each stage NOT_SERVING while its poll loop is late, and for good once draining or failed.
     liveness = WorkerHealth(health, {names[w.stage]: w.heartbeat for w in workers}, settings.liveness_deadline_s)
