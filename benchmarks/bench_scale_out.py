@@ -27,8 +27,8 @@ Before lanes a build's events were keyed by its id, and a hash spreads a small b
 
 Workers load the LLM client before consuming, as `scicustom worker` does (commands/worker.py
 warm_up). `--cold N,...` also measures those worker counts with cold workers, whose first builds pay
-the import (the baseline of the warm-up, in the same run); their efficiency is against the smallest
-cold count when it is measured, else against the warm base.
+the import (the baseline of the warm-up, in the same run); their efficiency is against the cold run
+of the base count when it is measured, else against the warm base.
 
 Run: python benchmarks/bench_scale_out.py [--workers 1,2,4,8] [--builds 8] [--latency-ms 300] [--cold 1,8]
 (--builds 16 took about 16 minutes on 2 shared cores, most of it the 1-worker run; the default 8 about halves that)
@@ -267,10 +267,10 @@ def main() -> None:
         finally:
             kafka.process.stop()
             s3.process.stop()
-    cold_runs = [f for f in runs if not f["warm_up"]]
-    cold_base = min(cold_runs, key=lambda f: f["workers"]) if cold_runs else None
+    # A cold run is measured against the cold run of the base count when there is one, else the warm base.
+    cold_base = next((f for f in runs if not f["warm_up"] and f["workers"] == counts[0]), runs[0])
     for figures in runs:
-        base = runs[0] if figures["warm_up"] or cold_base is None else cold_base
+        base = runs[0] if figures["warm_up"] else cold_base
         per_worker = base["builds_per_min"] / base["workers"]
         figures["baseline"] = f"{base['workers']} {'warm' if base['warm_up'] else 'cold'} worker(s)"
         figures["ratio"] = round(figures["builds_per_min"] / base["builds_per_min"], 3) if per_worker else None
