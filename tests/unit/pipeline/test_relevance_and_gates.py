@@ -117,6 +117,21 @@ def test_the_quality_gate_names_each_reason():
     assert check_item(_mcq("A table of contents lists what?", ["chapters", "prices", "dates", "names"])) is None
 
 
+def test_a_pictured_ecg_radiograph_or_instrument_is_missing_context_but_one_described_in_words_is_not():
+    for pointed in ("Diagnosis of the following ECG-", "History of fall on outstretched hand with the given xray:",
+                    "Definitive treatment for the condition shown in radiograph below is?",
+                    "What is the most probable diagnosis based on the findings in the CT scan given below?",
+                    "All of the following are true about the given instrument except",
+                    "A chest xray was done which shown the following pathology:"):
+        assert check_item(_mcq(pointed, ["a", "b", "c", "d"])) == "missing-context", pointed
+    for described in ("A 36-year-old man has syncope. The ECG shows ST elevation in V1-V3. What is the diagnosis?",
+                      "A dentist planning to remove an impacted tooth will need which of the following radiographs:",
+                      "The following ECG changes are seen in hyperkalemia except:",
+                      "An x-ray of the chest shows a coin lesion. What is the next step?",
+                      "Which instrument is used to measure blood pressure?"):
+        assert check_item(_mcq(described, ["a", "b", "c", "d"])) is None, described
+
+
 @settings(max_examples=30, deadline=None)
 @given(st.lists(st.sampled_from(["Neon", "Argon", "Iron", "Tin", "Lead"]), min_size=2, max_size=5))
 def test_duplicate_options_are_found_whatever_their_case_and_spacing(options):

@@ -1,7 +1,8 @@
 """The MCQ quality gate (issue 13): drop items a benchmark must not carry, counted per reason.
 
-  missing-context     the question refers to a figure, diagram, graph, table, image or passage the
-                      corpus item does not contain (the corpora are text only)
+  missing-context     the question refers to a figure, diagram, graph, table, image, passage or a
+                      pictured ECG, radiograph or instrument the corpus item does not contain (the
+                      corpora are text only)
   empty-option        an option is empty
   duplicate-options   two options are the same text after normalisation
   doubtful-key        offline checks find the key doubtful: a NOT/EXCEPT question keyed "all of the
@@ -41,6 +42,23 @@ _MISSING = [
     re.compile(r"\bmarked\s+(?:muscles?|structures?|areas?|parts?|bones?|regions?|vessels?|nerves?|organs?|points?"
                r"|cells?)\b|\b(?:structure|area|part|region|bone|muscle|vessel|nerve|point)\s+(?:marked|labell?ed)\s+"
                r"(?:as\s+)?['\"]?[A-Z0-9]\b", re.I),
+]
+# Clinical images and pictured objects (an ECG, a radiograph, an instrument) the corpus did not keep. Their
+# names alone do not count: "the ECG shows ST elevation in V1-V3" describes one in words. They count where
+# the question points at one: shown in/given below, "the given X", "Diagnosis of the following ECG-" at its
+# end ("which of the following radiographs" lists kinds, not a picture). On the corpus these match 8
+# questions, each pointing at an image that is not there.
+_PICTURED = (r"(?:ecg|ekg|electrocardiogram|x-?ray|radiograph|skiagram|ct(?:\s+scan)?|mri|usg|ultrasound|sonogram"
+             r"|angiogram|smear|slide|photomicrograph|specimen|instrument|clinical\s+(?:picture|photograph))s?")
+_NOT_A_CHOICE = r"(?<!which of the )(?<!all of the )(?<!each of the )(?<!one of the )(?<!any of the )(?<!none of the )"
+_MISSING += [
+    re.compile(rf"\b(?:shown|seen|given|depicted|illustrated|displayed)\s+(?:in|on)\s+(?:the\s+)?"
+               rf"(?:following\s+|accompanying\s+|attached\s+|given\s+)?{_PICTURED}\s+(?:below|above)\b", re.I),
+    re.compile(rf"\b{_PICTURED}\s+(?:given|shown|provided|attached)\s+(?:below|above|here)\b", re.I),
+    re.compile(rf"\b{_NOT_A_CHOICE}(?:following|given|accompanying|attached)\s+{_PICTURED}\s*[-:?.]*\s*$", re.I),
+    re.compile(r"\b(?:shows?|showed|shown|reveals?|revealed)\s+the\s+following\s+"
+               r"(?:pathology|findings?|lesions?|picture|image|appearance)\s*[-:?.]*\s*$", re.I),
+    re.compile(rf"\bthe\s+given\s+{_PICTURED}", re.I),
 ]
 _ALL_ABOVE = re.compile(r"^(?:all of (?:the )?(?:above|these|the following)|all are (?:true|correct))\.?$", re.I)
 _NONE_ABOVE = re.compile(r"^none of (?:the )?(?:above|these)\.?$", re.I)
