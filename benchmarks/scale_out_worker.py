@@ -40,8 +40,10 @@ LLM_TIMEOUT_S = 30.0
 
 
 def main(argv: list[str]) -> None:
+    if len(argv) not in (8, 9) or argv[8:] not in ([], ["cold"]):
+        raise SystemExit(__doc__)
     endpoint, access, secret, bucket, bootstrap, prefix, api_base, cache_dir = argv[:8]
-    if argv[8:] != ["cold"]:
+    if not argv[8:]:
         LiteLLMAdapter.warm_up()
     store = MinioObjectStore.connect(endpoint, access, secret, bucket)
     ctx = StubContext(store, KafkaEventBus(bootstrap), StubSettings(topic_prefix=prefix))  # type: ignore[arg-type]

@@ -4,6 +4,7 @@ an autoscaled build worker's first build must not pay litellm's import on the sh
 from __future__ import annotations
 
 import argparse
+import signal
 import socket
 import sys
 from types import SimpleNamespace
@@ -14,6 +15,8 @@ import pytest
 from scicustom.adapters.litellm_llm import LiteLLMAdapter
 from scicustom.commands import worker as worker_command
 from scicustom.config import Settings
+from scicustom.grpc_server import server as grpc_server
+from scicustom.telemetry import tracing_setup
 from scicustom.workers import stage_consumer
 from scicustom.workers.liveness import Heartbeat
 from scicustom.workers.stage_consumer import EXIT_DRAINED
@@ -59,6 +62,11 @@ def test_the_worker_warms_up_before_any_consumer_joins(monkeypatch: pytest.Monke
             return EXIT_DRAINED
 
     monkeypatch.setattr(stage_consumer, "StageWorker", _Consumer)
+    # Process-wide state the command sets up for a real worker stays untouched in the test process.
+    monkeypatch.setattr(signal, "signal", lambda signum, handler: None)
+    monkeypatch.setattr(grpc_server, "dump_stacks_on_sigusr1", lambda: None)
+    monkeypatch.setattr(tracing_setup, "configure_tracing", lambda name: None)
+    monkeypatch.setattr(tracing_setup, "shutdown_tracing", lambda: None)
     monkeypatch.setattr(worker_command, "stage_handlers",
                         lambda ctx, stages: [SimpleNamespace(stage=s) for s in stages])
     code = worker_command.run_workers(argparse.Namespace(stages=["vote", "cutoff"], health_port=0),
