@@ -137,6 +137,7 @@ class Run:
         span = max(self.finished.values(), default=0.0)
         succeeded = len(self.finished) - len(self.failed)  # a failed build is not a completed one
         return {
+            "run": f"{self.workers} {'cold ' if self.cold else ''}worker(s)",  # names the row in `make bench`
             "workers": self.workers, "warm_up": not self.cold, "builds": builds, "succeeded": succeeded,
             "failed": len(self.failed), "unfinished": builds - len(self.finished), "seconds": round(span, 2),
             "builds_per_min": round(60.0 * succeeded / span, 3) if span else 0.0,
