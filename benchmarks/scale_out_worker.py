@@ -40,7 +40,7 @@ LLM_TIMEOUT_S = 30.0
 
 
 def main(argv: list[str]) -> None:
-    if len(argv) not in (8, 9) or argv[8:] not in ([], ["cold"]):
+    if len(argv) < 8 or argv[8:] not in ([], ["cold"]):
         raise SystemExit(__doc__)
     endpoint, access, secret, bucket, bootstrap, prefix, api_base, cache_dir = argv[:8]
     if not argv[8:]:
