@@ -23,6 +23,7 @@ from collections.abc import Sequence
 import numpy as np
 import torch
 from torch import nn
+from torch.nn import functional
 
 
 class StaticTokenTagger(nn.Module):
@@ -55,6 +56,28 @@ class StaticTokenTagger(nn.Module):
 
     def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:
         return self.head(self.pooled(input_ids, attention_mask))
+
+    def packed_logits(self, token_ids: torch.Tensor, offsets: torch.Tensor) -> torch.Tensor:
+        """`forward` on texts packed end to end (text i's tokens start at offsets[i]), for training.
+
+        The padded path materialises batch x length x dim tensors several times over and hands
+        SparseAdam one gradient row per token; here embedding_bag pools without them, over the
+        batch's distinct tokens, so the sparse gradient has one row per distinct token. Same
+        function to float rounding (tests/unit/tagger/test_packed_training.py); 1.9-2.5x the
+        examples/s on real questions (benchmarks/bench_tagger_training.py), 2.1x for the full training.
+        """
+        distinct, inverse = torch.unique(token_ids, return_inverse=True)
+        vectors = functional.embedding(distinct, self.embedding.weight, sparse=True)
+        weights = torch.exp(functional.embedding(distinct, self.log_weight.weight, sparse=True).squeeze(-1))[inverse]
+        texts = len(offsets)
+        lengths = torch.diff(offsets, append=torch.tensor([len(token_ids)]))
+        weight_sums = torch.zeros(texts).index_add_(0, torch.repeat_interleave(torch.arange(texts), lengths),
+                                                    weights)
+        pooled = functional.embedding_bag(inverse, vectors, offsets, mode="sum", per_sample_weights=weights)
+        pooled = pooled / weight_sums.clamp_min(1e-6).unsqueeze(1)
+        if self.max_pool:
+            pooled = torch.cat([pooled, functional.embedding_bag(inverse, vectors, offsets, mode="max")], dim=1)
+        return self.head(self.norm(pooled))
 
 
 class ScoringGraph(nn.Module):

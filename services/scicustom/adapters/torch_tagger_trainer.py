@@ -35,18 +35,40 @@ def _batches(lengths: np.ndarray, batch_size: int, rng: np.random.Generator) -> 
     return [batches[i] for i in rng.permutation(len(batches))]
 
 
+def packed_batch(rows: Sequence[np.ndarray], token_dropout: float) -> tuple[torch.Tensor, torch.Tensor]:
+    """The texts' token ids end to end and where each text starts, each token dropped with
+    probability `token_dropout` (drawn from torch's generator) but never every token of a text."""
+    lengths = np.array([len(r) for r in rows])
+    token_ids = torch.from_numpy(np.concatenate(rows))
+    if token_dropout > 0:
+        text_of = torch.from_numpy(np.repeat(np.arange(len(rows)), lengths))
+        keep = torch.rand(len(token_ids)) >= token_dropout
+        kept = torch.zeros(len(rows), dtype=torch.int64).index_add_(0, text_of, keep.to(torch.int64))
+        keep |= (kept == 0)[text_of]
+        token_ids = token_ids[keep]
+        lengths = torch.bincount(text_of[keep], minlength=len(rows)).numpy()
+    offsets = np.zeros(len(rows), dtype=np.int64)
+    np.cumsum(lengths[:-1], out=offsets[1:])
+    return token_ids, torch.from_numpy(offsets)
+
+
+def start_at_label_priors(model: StaticTokenTagger, label_columns: Sequence[Sequence[int]], n_units: int) -> None:
+    """Output biases at the label log-odds: the first epoch then learns texts, not priors."""
+    counts = np.bincount([c for cols in label_columns for c in cols], minlength=n_units).astype(np.float64)
+    prior = np.clip((counts + 0.5) / (len(label_columns) + 1.0), 1e-6, 0.5)
+    with torch.no_grad():
+        model.head[-1].bias.copy_(torch.from_numpy(np.log(prior / (1 - prior)).astype(np.float32)))
+
+
 def train_tagger(model: StaticTokenTagger, token_rows: Sequence[Sequence[int]], label_columns: Sequence[Sequence[int]],
                  sample_weights: np.ndarray, n_units: int, config: TrainConfig, progress: Progress = no_progress,
                  step: str = "train") -> list[float]:
     """Trains in place; returns the mean loss per epoch. `progress` counts batches over all epochs."""
     torch.manual_seed(config.seed)
     rng = np.random.default_rng(config.seed)
-    # Start the output biases at the label log-odds: the first epoch then learns texts, not priors.
-    counts = np.bincount([c for cols in label_columns for c in cols], minlength=n_units).astype(np.float64)
-    prior = np.clip((counts + 0.5) / (len(label_columns) + 1.0), 1e-6, 0.5)
-    with torch.no_grad():
-        model.head[-1].bias.copy_(torch.from_numpy(np.log(prior / (1 - prior)).astype(np.float32)))
+    start_at_label_priors(model, label_columns, n_units)
     lengths = np.array([len(r) for r in token_rows])
+    arrays = [np.asarray(r, dtype=np.int64) for r in token_rows]
     dense = torch.optim.Adam([*model.head.parameters(), *model.norm.parameters()], lr=config.learning_rate)
     sparse = torch.optim.SparseAdam([model.embedding.weight, model.log_weight.weight],
                                     lr=config.embedding_learning_rate)
@@ -58,18 +80,12 @@ def train_tagger(model: StaticTokenTagger, token_rows: Sequence[Sequence[int]], 
         started, total, seen = time.perf_counter(), 0.0, 0
         batches = _batches(lengths, config.batch_size, rng)
         for batch in batches:
-            ids, mask = pad_ids([token_rows[i] for i in batch])
-            ids_t, mask_t = torch.from_numpy(ids), torch.from_numpy(mask)
-            if config.token_dropout > 0:
-                keep = torch.rand(mask_t.shape) >= config.token_dropout
-                dropped = mask_t * keep
-                # Never drop every token of a text.
-                mask_t = torch.where(dropped.sum(dim=1, keepdim=True) > 0, dropped, mask_t)
+            token_ids, offsets = packed_batch([arrays[i] for i in batch], config.token_dropout)
             target = torch.zeros((len(batch), n_units))
-            for row, i in enumerate(batch):
-                target[row, list(label_columns[i])] = 1.0
+            label_rows = np.repeat(np.arange(len(batch)), [len(label_columns[i]) for i in batch])
+            target[label_rows, [c for i in batch for c in label_columns[i]]] = 1.0
             weight = torch.from_numpy(sample_weights[batch].astype(np.float32))
-            loss = (loss_fn(model(ids_t, mask_t), target).sum(dim=1) * weight).mean()
+            loss = (loss_fn(model.packed_logits(token_ids, offsets), target).sum(dim=1) * weight).mean()
             dense.zero_grad()
             sparse.zero_grad()
             loss.backward()
