@@ -10,8 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scicustom.adapters.torch_tagger_network import StaticTokenTagger
-from scicustom.adapters.torch_tagger_trainer import packed_batch
+from scicustom.adapters.torch_tagger_trainer import packed_batch, train_tagger
 from scicustom.adapters.wordpiece_tokenizer import pad_ids
+from scicustom.core.tagger_training.train_config import TrainConfig
 
 VOCAB, DIM, UNITS = 50, 8, 6
 
@@ -78,3 +79,19 @@ def test_dropout_keeps_order_and_never_empties_a_text(lengths: list[int], rate: 
         kept = token_ids[start:end].tolist()
         assert kept, "a text lost every token"
         assert set(kept) <= set(text.tolist()) and kept == sorted(kept)  # a subsequence of the text
+
+
+def test_training_is_deterministic_for_a_seed() -> None:
+    rng = np.random.default_rng(5)
+    rows = [rng.integers(1, VOCAB, size=int(n)).tolist() for n in rng.integers(1, 12, size=40)]
+    labels = [[int(r[0]) % UNITS] for r in rows]
+    config = TrainConfig(epochs=2, batch_size=8, seed=3)
+    states = []
+    for _ in range(2):
+        model = _model(seed=6)
+        losses = train_tagger(model, rows, labels, np.ones(len(rows), dtype=np.float32), UNITS, config)
+        states.append((losses, {k: v.clone() for k, v in model.state_dict().items()}))
+    assert states[0][0] == states[1][0]
+    for key, value in states[0][1].items():
+        assert torch.equal(value, states[1][1][key]), key
+    assert states[0][0][1] < states[0][0][0]  # it learns
