@@ -27,7 +27,7 @@ from torch import nn
 from scicustom.adapters.minilm_token_vectors import distil_token_vectors
 from scicustom.adapters.packaged_models import minilm_path
 from scicustom.adapters.torch_tagger_network import StaticTokenTagger, idf_log_weights
-from scicustom.adapters.torch_tagger_trainer import _batches, start_at_label_priors, train_tagger
+from scicustom.adapters.torch_tagger_trainer import _batches, optimisers, start_at_label_priors, train_tagger
 from scicustom.adapters.wordpiece_tokenizer import MAX_TOKENS, WordPieceTokenizer, pad_ids
 from scicustom.bootstrap import Context
 from scicustom.core.tagger_training.train_config import TrainConfig
@@ -44,9 +44,7 @@ def padded_training(model: StaticTokenTagger, rows: list[list[int]], labels: lis
     rng = np.random.default_rng(config.seed)
     start_at_label_priors(model, labels, n_units)
     lengths = np.array([len(r) for r in rows])
-    dense = torch.optim.Adam([*model.head.parameters(), *model.norm.parameters()], lr=config.learning_rate)
-    sparse = torch.optim.SparseAdam([model.embedding.weight, model.log_weight.weight],
-                                    lr=config.embedding_learning_rate)
+    dense, sparse = optimisers(model, config)
     loss_fn = nn.BCEWithLogitsLoss(reduction="none")
     history = []
     model.train()

@@ -60,6 +60,14 @@ def start_at_label_priors(model: StaticTokenTagger, label_columns: Sequence[Sequ
         model.head[-1].bias.copy_(torch.from_numpy(np.log(prior / (1 - prior)).astype(np.float32)))
 
 
+def optimisers(model: StaticTokenTagger, config: TrainConfig) -> tuple[torch.optim.Adam, torch.optim.SparseAdam]:
+    """Adam for the head and batch norm; SparseAdam for the token vectors and weights a batch touches."""
+    dense = torch.optim.Adam([*model.head.parameters(), *model.norm.parameters()], lr=config.learning_rate)
+    sparse = torch.optim.SparseAdam([model.embedding.weight, model.log_weight.weight],
+                                    lr=config.embedding_learning_rate)
+    return dense, sparse
+
+
 def train_tagger(model: StaticTokenTagger, token_rows: Sequence[Sequence[int]], label_columns: Sequence[Sequence[int]],
                  sample_weights: np.ndarray, n_units: int, config: TrainConfig, progress: Progress = no_progress,
                  step: str = "train") -> list[float]:
@@ -69,9 +77,7 @@ def train_tagger(model: StaticTokenTagger, token_rows: Sequence[Sequence[int]], 
     start_at_label_priors(model, label_columns, n_units)
     lengths = np.array([len(r) for r in token_rows])
     arrays = [np.asarray(r, dtype=np.int64) for r in token_rows]
-    dense = torch.optim.Adam([*model.head.parameters(), *model.norm.parameters()], lr=config.learning_rate)
-    sparse = torch.optim.SparseAdam([model.embedding.weight, model.log_weight.weight],
-                                    lr=config.embedding_learning_rate)
+    dense, sparse = optimisers(model, config)
     loss_fn = nn.BCEWithLogitsLoss(reduction="none")
     history = []
     model.train()
