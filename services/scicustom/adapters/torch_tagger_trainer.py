@@ -89,7 +89,7 @@ def train_tagger(model: StaticTokenTagger, token_rows: Sequence[Sequence[int]], 
             token_ids, offsets = packed_batch([arrays[i] for i in batch], config.token_dropout)
             target = torch.zeros((len(batch), n_units))
             label_rows = np.repeat(np.arange(len(batch)), [len(label_columns[i]) for i in batch])
-            target[label_rows, [c for i in batch for c in label_columns[i]]] = 1.0
+            target[label_rows, np.fromiter((c for i in batch for c in label_columns[i]), dtype=np.int64)] = 1.0
             weight = torch.from_numpy(sample_weights[batch].astype(np.float32))
             loss = (loss_fn(model.packed_logits(token_ids, offsets), target).sum(dim=1) * weight).mean()
             dense.zero_grad()
