@@ -27,7 +27,7 @@ from torch import nn
 from scicustom.adapters.minilm_token_vectors import distil_token_vectors
 from scicustom.adapters.packaged_models import minilm_path
 from scicustom.adapters.torch_tagger_network import StaticTokenTagger, idf_log_weights
-from scicustom.adapters.torch_tagger_trainer import _batches, optimisers, start_at_label_priors, train_tagger
+from scicustom.adapters.torch_tagger_trainer import _batches, descend, optimisers, start_at_label_priors, train_tagger
 from scicustom.adapters.wordpiece_tokenizer import MAX_TOKENS, WordPieceTokenizer, pad_ids
 from scicustom.bootstrap import Context
 from scicustom.core.tagger_training.train_config import TrainConfig
@@ -59,11 +59,7 @@ def padded_training(model: StaticTokenTagger, rows: list[list[int]], labels: lis
             for row, i in enumerate(batch):
                 target[row, labels[i]] = 1.0
             loss = loss_fn(model(ids_t, mask_t), target).sum(dim=1).mean()
-            dense.zero_grad()
-            sparse.zero_grad()
-            loss.backward()
-            dense.step()
-            sparse.step()
+            descend(loss, dense, sparse)
             total += float(loss.detach()) * len(batch)
         history.append(total / len(rows))
     return history

@@ -68,6 +68,15 @@ def optimisers(model: StaticTokenTagger, config: TrainConfig) -> tuple[torch.opt
     return dense, sparse
 
 
+def descend(loss: torch.Tensor, *optimisers: torch.optim.Optimizer) -> None:
+    """One gradient step of every optimiser on `loss`."""
+    for optimiser in optimisers:
+        optimiser.zero_grad()
+    loss.backward()  # type: ignore[no-untyped-call]
+    for optimiser in optimisers:
+        optimiser.step()
+
+
 def train_tagger(model: StaticTokenTagger, token_rows: Sequence[Sequence[int]], label_columns: Sequence[Sequence[int]],
                  sample_weights: np.ndarray, n_units: int, config: TrainConfig, progress: Progress = no_progress,
                  step: str = "train") -> list[float]:
@@ -92,11 +101,7 @@ def train_tagger(model: StaticTokenTagger, token_rows: Sequence[Sequence[int]], 
             target[label_rows, np.fromiter((c for i in batch for c in label_columns[i]), dtype=np.int64)] = 1.0
             weight = torch.from_numpy(sample_weights[batch].astype(np.float32))
             loss = (loss_fn(model.packed_logits(token_ids, offsets), target).sum(dim=1) * weight).mean()
-            dense.zero_grad()
-            sparse.zero_grad()
-            loss.backward()
-            dense.step()
-            sparse.step()
+            descend(loss, dense, sparse)
             total += float(loss.detach()) * len(batch)
             seen += len(batch)
             done += 1
