@@ -66,3 +66,31 @@ def test_an_item_filed_under_the_topic_needs_only_a_topic_term_and_an_exclusion_
         assert "files it under" not in judge.judge(virology, termless).reason  # its own evidence decides
         vetoed = judge.judge(virology, billing)
         assert not vetoed.relevant and "excluded" in vetoed.reason
+
+
+def _virology_jury_and_items():
+    virology = Requirement("virology", "virology", "Questions on viruses: reverse transcriptase and capsid "
+                           "assembly. Avoid hospital billing codes.")
+    filler = [_item("miscellaneous", f"What colour is the sky over town {k}?") for k in range(120)]
+    termless = _item("virology", "Which study design compares a group of cases with a group of controls?")
+    return virology, _jury(virology, [*filler, termless]), termless
+
+
+@pytest.mark.parametrize(("margin", "phrase_z", "accepted"), [
+    (0.2, 4.0, True), (0.15, 3.5, True), (0.14, 9.0, False), (0.3, 3.4, False), (-0.1, 9.0, False)])
+def test_a_filed_item_without_a_topic_term_needs_the_requirement_closer_than_its_subject_and_a_concept_near(
+        monkeypatch, margin, phrase_z, accepted):
+    virology, jury, termless = _virology_jury_and_items()
+    evidence = jury[0].evidence
+    monkeypatch.setattr(evidence, "narrowing", lambda vector: margin)
+    monkeypatch.setattr(evidence, "phrase_z", lambda vector: phrase_z)
+    for judge in jury:
+        reason = judge.judge(virology, termless).reason
+        assert ("closer to the requirement than to 'virology' alone" in reason) is accepted
+
+
+def test_the_narrowing_margin_is_how_much_closer_an_item_is_to_the_requirement_than_to_its_subject():
+    virology, jury, _ = _virology_jury_and_items()
+    evidence, embedder = jury[0].evidence, HashingEmbedder()
+    framed, bare = embedder.encode([virology.topic_text, "virology"])
+    assert evidence.narrowing(framed) > 0.5 > -0.5 > evidence.narrowing(bare)

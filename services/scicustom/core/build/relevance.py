@@ -19,8 +19,9 @@ the topic *within its field*, and says why it voted as it did (the reason goes i
 The requirement's exclusions ("Avoid ...", "rather than ...") come first in every judge: an item
 closer to an exclusion than to the topic is voted irrelevant, with that reason. Next, an item whose
 source files it under the topic itself (MMLU `virology` for a virology requirement) is relevant in
-every judge when it names a topic term: the judges look for what sets a topic apart from its field,
-which a broad topic's own questions need not show.
+every judge when it names a topic term or lies clearly closer to the requirement's text than to the
+subject's bare name: the judges look for what sets a topic apart from its field, which a broad
+topic's own questions need not show.
 """
 
 from __future__ import annotations
@@ -48,6 +49,11 @@ SPECIFIC_DF = 0.05         # a term in more than this share of the neighbourhood
 BACKGROUND_DF = 0.02       # ... and one in more than this share of the background is generic English
 TOPIC_Z = 4.0              # topic-contrast: cosine z-score over the background
 EXCLUSION_MARGIN = 0.02    # veto when cos(item, exclusion) > cos(item, topic) + margin
+# A filed item (source_subjects.py) that names no topic term is still the topic's when it lies this much
+# closer to the requirement's own framing than to the bare subject name, and near one of its concept
+# phrases (phrase z-score over the background; see EvidenceJudge).
+NARROWING_MARGIN = 0.15
+NARROWING_PHRASE_Z = 3.5
 MAX_SPECIFIC = 3           # the model sees min(specific terms, 3)
 # Words that are rare in a science neighbourhood but say nothing about a topic.
 GENERIC_TERMS = frozenset(tokenize(
@@ -139,10 +145,10 @@ class TopicEvidence:
         self.requirement = requirement
         self.phrases = requirement_phrases(requirement)
         self.exclusions = requirement_exclusions(requirement)
-        encoded = embedder.encode([requirement.topic_text, *self.phrases, *self.exclusions])
-        self.topic = encoded[0]
-        self.phrase_vectors = encoded[1:1 + len(self.phrases)]
-        self.exclusion_vectors = encoded[1 + len(self.phrases):]
+        encoded = embedder.encode([requirement.topic_text, requirement.domain, *self.phrases, *self.exclusions])
+        self.topic, self.subject = encoded[0], encoded[1]
+        self.phrase_vectors = encoded[2:2 + len(self.phrases)]
+        self.exclusion_vectors = encoded[2 + len(self.phrases):]
         sims = corpus_matrix @ self.topic
         order = np.argsort(-sims, kind="stable")[:NEIGHBOURHOOD]
         field = corpus_matrix[order].astype(np.float64).mean(axis=0)
@@ -166,19 +172,26 @@ class TopicEvidence:
             and near_df[t] / n_near <= SPECIFIC_DF and bg_df[t] / n_bg <= BACKGROUND_DF)
         self.field_terms = frozenset(candidates - self.specific_terms)
 
+    def phrase_z(self, vector: np.ndarray) -> float:
+        """z-score (over the background) of the item's cosine to its nearest concept phrase."""
+        return (float((self.phrase_vectors @ vector).max()) - self._pmu) / self._psd
+
     def features(self, item: CorpusItem, vector: np.ndarray) -> dict[str, float]:
         cos = float(vector @ self.topic)
-        phrase = float((self.phrase_vectors @ vector).max())
         found = self.specific_terms.intersection(tokenize(item.text))
         return {
             "z": (cos - self._mu) / self._sd,
-            "phrase_z": (phrase - self._pmu) / self._psd,
+            "phrase_z": self.phrase_z(vector),
             "specific_terms": float(min(len(found), MAX_SPECIFIC)),
             "contrast": cos - float(vector @ self.field),
         }
 
     def matched_terms(self, item: CorpusItem) -> list[str]:
         return sorted(self.specific_terms.intersection(tokenize(item.text)))
+
+    def narrowing(self, vector: np.ndarray) -> float:
+        """How much closer the item is to the requirement's framing than to its bare subject name."""
+        return float(vector @ self.topic) - float(vector @ self.subject)
 
     def excluded_by(self, vector: np.ndarray) -> str | None:
         if not self.exclusions:
@@ -193,11 +206,18 @@ class TopicEvidence:
 
 class EvidenceJudge(ABC):
     """An offline judge: the requirement's exclusions veto first; an item its source files under the
-    topic itself (source_subjects.py) that names a topic term is relevant: the field contrast says
-    nothing there, for a broad topic the field *is* the topic. Measured on resources/relevance_gold:
-    the 19 such items were relevant 18 times; the 12 filed items naming no topic term only 4 times
-    (a "human aging" subject also holds the psychology of ageing), so those go to `decide` like any
-    other item."""
+    topic itself (source_subjects.py) is relevant when it names a topic term, or when it lies at
+    least NARROWING_MARGIN closer (cosine) to the requirement's text than to the bare subject name:
+    the field contrast says nothing there, for a broad topic the field *is* the topic. Measured on
+    resources/relevance_gold: the 19 filed items naming a topic term were relevant 18 times; of the
+    12 naming none only 4 were (a "human aging" subject also holds the psychology of ageing, which
+    "biological mechanisms of human aging" does not ask for). The 8 irrelevant ones lie no closer to
+    the requirement's text than to the subject name (margin <= 0.0), the 4 relevant ones at -0.02 to
+    0.13, so the margin rule leaves the labelled set as it was. Read in the virology build, MMLU
+    virology's structure, replication and host-response questions without the requirement's words
+    lie 0.15-0.3 closer to it than to "virology", its epidemiology and clinical ones mostly below;
+    of those above, the laboratory-method and treatment questions lie far from every concept phrase
+    (phrase z 2.6-3.2, the others 3.7-5.5). Everything else goes to `decide`."""
 
     kind = "local"
     name = "evidence"
@@ -211,10 +231,16 @@ class EvidenceJudge(ABC):
         if excluded is not None:
             return Verdict(False, f"closer to the excluded {excluded!r} than to the topic")
         if filed_under_topic(item.subject, requirement.domain):
+            filed = f"its source ({item.source}) files it under {item.subject!r}, the topic itself, and "
             found = self.evidence.matched_terms(item)
             if found:
-                return Verdict(True, f"its source ({item.source}) files it under {item.subject!r}, the topic itself, "
-                                     "and it names topic terms: " + ", ".join(found[:5]))
+                return Verdict(True, filed + "it names topic terms: " + ", ".join(found[:5]))
+            vector = self._vectors[item.id]
+            margin, phrase_z = self.evidence.narrowing(vector), self.evidence.phrase_z(vector)
+            if margin >= NARROWING_MARGIN and phrase_z >= NARROWING_PHRASE_Z:
+                return Verdict(True, filed + f"it is {margin:.3f} closer to the requirement than to "
+                                             f"{requirement.domain!r} alone, near one of its concepts "
+                                             f"(phrase z {phrase_z:.2f})")
         return self.decide(item)
 
     @abstractmethod
