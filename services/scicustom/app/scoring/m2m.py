@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from scicustom.app.field_checks import at_most
-from scicustom.app.scoring.forked_row_metrics import row_metric_columns_on_two_cores
+from scicustom.app.scoring.forked_metrics import metric_columns_on_two_cores
 from scicustom.core.errors import InvalidInput
 from scicustom.core.indented_json import indented_json
 from scicustom.core.llm_usage import LLMUsage, MeteredLLM
@@ -22,7 +22,7 @@ from scicustom.core.m2m.gaming_attacks import gaming_report
 from scicustom.core.m2m.pairwise_judge import answers_by_system, pairwise_report
 from scicustom.core.m2m.records import M2MRecords
 from scicustom.core.m2m.reference_metrics import reference_metrics_report
-from scicustom.core.m2m.scoring import MIN_GROUP_SIZE, ScoredRow, score_records
+from scicustom.core.m2m.scoring import MIN_GROUP_SIZE, ScoredRow, score_records, sns_metric_columns
 from scicustom.core.m2m.scoring_options import PARITY, ScoringOptions
 from scicustom.core.m2m.sensitivity import sensitivity_report
 from scicustom.core.m2m.taxonomy import taxonomy_report
@@ -72,7 +72,7 @@ class M2MRequest:
     judge_models: Sequence[str] = ()
     judge_pairs: Sequence[str] = ()  # "SYSTEM_A:SYSTEM_B"; none: every pair
     judge_problems: int = DEFAULT_JUDGE_PROBLEMS
-    # Score the per-row metrics of a large input in two processes (fork): for the CLI, never a server.
+    # Score the metrics of a large input in two processes (fork): for the CLI, never a server.
     two_processes: bool = False
 
 
@@ -105,10 +105,15 @@ def score_hypotheses(request: M2MRequest, vocabulary: M2MVocabulary, llm: Callab
     systems = records.text(request.system_column) if request.system_column else None
     _check_unique_ids(records, id_column, systems)
     pairs = _judge_pairs(request.judge_pairs, set(systems)) if systems is not None else None
-    row_columns = (row_metric_columns_on_two_cores(records, vocabulary, request.scoring)
-                   if request.two_processes else None)
+    forked = None
+    if request.two_processes:
+        forked = metric_columns_on_two_cores(
+            records, vocabulary, request.scoring,
+            lambda: sns_metric_columns(records, vocabulary, request.scoring, request.group_by, request.min_group_size))
+    row_columns, sns_columns = forked if forked is not None else (None, None)
     rows = score_records(records, vocabulary, request.scoring, group_by=request.group_by,
-                         min_group_size=request.min_group_size, id_column=id_column, row_columns=row_columns)
+                         min_group_size=request.min_group_size, id_column=id_column, row_columns=row_columns,
+                         sns_columns=sns_columns)
 
     report: dict[str, Any] = {}
     meters: list[MeteredLLM] = []

@@ -50,9 +50,11 @@ class ScoredRow:
 def score_records(records: M2MRecords, vocabulary: M2MVocabulary, options: ScoringOptions = PARITY,
                   *, group_by: str | None = None, min_group_size: int = MIN_GROUP_SIZE,
                   id_column: str = "paper_id", with_sns: bool = True,
-                  row_columns: Mapping[str, list[float | int | None]] | None = None) -> list[ScoredRow]:
+                  row_columns: Mapping[str, list[float | int | None]] | None = None,
+                  sns_columns: Mapping[str, list[float | int | None]] | None = None) -> list[ScoredRow]:
     """Scores of every row; `with_sns=False` leaves sns out (cbs over the other five metrics).
-    `row_columns`: `row_metric_columns` of these records, when the caller computed them (in parts)."""
+    `row_columns` / `sns_columns`: `row_metric_columns` / `sns_metric_columns` of these records (with
+    the same group_by and min_group_size), when the caller computed them (in parts, in two processes)."""
     if len(records) == 0:
         raise InvalidInput("input", "no rows to score")
     for required in (id_column, "hypothesis"):
@@ -63,7 +65,8 @@ def score_records(records: M2MRecords, vocabulary: M2MVocabulary, options: Scori
     decimals = vocabulary.decimals
     columns = dict(row_columns) if row_columns is not None else row_metric_columns(records, vocabulary, options)
     if with_sns:
-        columns.update(_sns_columns(records, vocabulary, options, group_by, min_group_size))
+        columns.update(sns_columns if sns_columns is not None
+                       else sns_metric_columns(records, vocabulary, options, group_by, min_group_size))
     else:
         columns.update({name: [None] * len(records) for name in sns.COLUMNS})
     aggregates = {m: columns[f"{m}_aggregate"] for m in METRICS}
@@ -94,8 +97,10 @@ def row_metric_columns(records: M2MRecords, vocabulary: M2MVocabulary,
     return columns
 
 
-def _sns_columns(records: M2MRecords, vocabulary: M2MVocabulary, options: ScoringOptions, group_by: str | None,
-                 min_group_size: int) -> dict[str, list[float | int | None]]:
+def sns_metric_columns(records: M2MRecords, vocabulary: M2MVocabulary, options: ScoringOptions,
+                       group_by: str | None, min_group_size: int) -> dict[str, list[float | int | None]]:
+    """The sns columns: one computation over all rows, or one per `group_by` group (None where a group
+    is smaller than `min_group_size`)."""
     n = len(records)
     if group_by is None:
         groups = [list(range(n))]
