@@ -4,6 +4,7 @@ quality gate and the validity estimate."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -14,6 +15,7 @@ from scicustom.core.build.quality_gate import check_item, quality_gate
 from scicustom.core.build.relevance import (
     RelevanceModel,
     TopicEvidence,
+    domain_head,
     exclusive_unit_terms,
     offline_relevance_jury,
     requirement_exclusions,
@@ -62,6 +64,30 @@ def test_field_words_are_not_topic_evidence_but_specific_terms_are():
     yes, no = terms.judge(KINETICS, specific), terms.judge(KINETICS, generic)
     assert yes.relevant and "vmax" in yes.reason
     assert not no.relevant and "no term specific" in no.reason
+
+
+def test_the_head_of_a_domain_of_several_words_is_a_field_term_its_modifiers_stay_specific():
+    insulators = Requirement("topological_insulators", "topological insulators",
+                             "Questions on topological insulators: Chern numbers and protected surface states.")
+    items = [make_item("t", "CC0", "s", f"Which household object {k} is a good electrical insulator?",
+                       ["rubber", "copper", "iron", "salt water"], 0) for k in range(3)]
+    items += [make_item("t", "CC0", "s", f"What colour is the sky over town {k}?", ["blue", "red", "grey", "green"], 0)
+              for k in range(200)]
+    embedder = HashingEmbedder()
+    ids = [it.id for it in items]
+    matrix = embedder.encode([it.text for it in items])
+    evidence = TopicEvidence(insulators, embedder, ids, matrix, list(range(len(ids))),
+                             {it.id: it.text for it in items})
+    assert {"topolog", "chern"} <= evidence.specific_terms  # rare, and they narrow the class
+    assert "insul" not in evidence.specific_terms and "insul" in evidence.field_terms
+    assert not evidence.matched_terms(items[0])  # an insulator is not a topological insulator
+
+
+@pytest.mark.parametrize(("domain", "head"), [
+    ("topological insulators", "insul"), ("pericyclic reaction", "reaction"), ("Enzyme Kinetics", "kinet"),
+    ("CRISPR guide RNA design", "design"), ("virology", None), ("", None), ("the study of", None)])
+def test_the_domain_head_is_its_last_word_when_it_has_several(domain, head):
+    assert domain_head(domain) == head
 
 
 def test_an_item_closer_to_an_exclusion_is_voted_irrelevant_by_every_offline_judge_with_the_reason():

@@ -8,7 +8,9 @@ the topic *within its field*, and says why it voted as it did (the reason goes i
   topic-terms        lexical: the item names a term of the requirement, or an exclusive keyword
                      (K_v) of a voted unit, that is rare in the topic's wider field (the 3000 corpus
                      items most similar to the topic). "enzyme" is everywhere around "enzyme
-                     kinetics"; "Vmax", "uncompetitive" and "Lineweaver-Burk" are not.
+                     kinetics"; "Vmax", "uncompetitive" and "Lineweaver-Burk" are not. The head noun
+                     of a domain of several words never counts: "insulator" names the class that
+                     "topological insulators" narrows.
   topic-contrast     MiniLM: the item is an outlier towards the topic (z-score of its cosine over a
                      seeded background sample) *and* closer to the topic than to the centroid of the
                      topic's neighbourhood (the field the topic sits in).
@@ -94,6 +96,14 @@ def requirement_exclusions(requirement: Requirement) -> list[str]:
     return [f for f in found if len(f) > 3]
 
 
+def domain_head(domain: str) -> str | None:
+    """The head noun of a domain of several words ("insulators" of "topological insulators",
+    "reaction" of "pericyclic reaction"), stemmed: it names the wider class the modifiers narrow,
+    so alone it is a term of the field, not of the topic. None for a one-word domain ("virology")."""
+    words = tokenize(domain)
+    return words[-1] if len(words) > 1 else None
+
+
 def exclusive_unit_terms(units: Sequence[KnowledgeUnit]) -> dict[str, list[str]]:
     """K_v: each unit's name and keyword tokens that no other of the given units has."""
     tokens = {u.id: set(tokenize(" ".join([u.name, *u.keywords]))) for u in units}
@@ -168,7 +178,7 @@ class TopicEvidence:
         n_near, n_bg = max(len(order), 1), max(len(background_rows), 1)
         self.specific_terms = frozenset(
             t for t in candidates
-            if t not in GENERIC_TERMS and len(t) > 2
+            if t not in GENERIC_TERMS and len(t) > 2 and t != domain_head(requirement.domain)
             and near_df[t] / n_near <= SPECIFIC_DF and bg_df[t] / n_bg <= BACKGROUND_DF)
         self.field_terms = frozenset(candidates - self.specific_terms)
 
