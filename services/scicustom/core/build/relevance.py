@@ -176,9 +176,10 @@ class TopicEvidence:
             bg_df.update(set(tokenize(text_of[corpus_ids[int(row)]])))
         candidates = set(tokenize(requirement.topic_text)) | set(unit_terms)
         n_near, n_bg = max(len(order), 1), max(len(background_rows), 1)
+        head = domain_head(requirement.domain)
         self.specific_terms = frozenset(
             t for t in candidates
-            if t not in GENERIC_TERMS and len(t) > 2 and t != domain_head(requirement.domain)
+            if t not in GENERIC_TERMS and len(t) > 2 and t != head
             and near_df[t] / n_near <= SPECIFIC_DF and bg_df[t] / n_bg <= BACKGROUND_DF)
         self.field_terms = frozenset(candidates - self.specific_terms)
 
