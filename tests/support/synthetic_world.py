@@ -20,6 +20,7 @@ from scicustom.core.build.relevance import (
     offline_relevance_jury,
     packaged_calibration,
 )
+from scicustom.core.build.term_postings import TermPostings
 from scicustom.core.corpus_item import make_item
 from scicustom.core.intrinsic import quality_score
 from scicustom.core.units import KnowledgeUnit, UnitCatalog
@@ -67,7 +68,7 @@ def synthetic_world(n_per_topic: int = 60, open_items: bool = False, offline_jur
             voted = [catalog.by_id(u) for u in votes.units] if votes else []
             terms = sorted({t for ts in exclusive_unit_terms(voted).values() for t in ts})
             evidence = TopicEvidence(req, embedder, ids, matrix, list(range(0, len(ids), 3)),
-                                     {i: items[i].text for i in ids}, terms)
+                                     TermPostings([items[i].text for i in ids]), terms)
             return offline_relevance_jury(evidence, vectors, RelevanceModel.packaged())
         return local_relevance_jury(req, embedder, vectors, background, list(votes.units) if votes else [],
                                     item_units, 0.75)

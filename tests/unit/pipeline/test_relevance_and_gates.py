@@ -13,6 +13,7 @@ from scicustom.app.build.request import BuildOptions, RequirementSource, validat
 from scicustom.core.build.pipeline import BuildPipeline, BuildWorld
 from scicustom.core.build.quality_gate import check_item, quality_gate
 from scicustom.core.build.relevance import (
+    TERM_TOPICALITY_Z,
     RelevanceModel,
     TopicEvidence,
     domain_head,
@@ -20,6 +21,7 @@ from scicustom.core.build.relevance import (
     offline_relevance_jury,
     requirement_exclusions,
 )
+from scicustom.core.build.term_postings import TermPostings
 from scicustom.core.build.validity import estimate_validity
 from scicustom.core.build.vote import prefer_specific
 from scicustom.core.corpus_item import make_item
@@ -51,7 +53,7 @@ def _evidence(unit_terms=()):
     ids = [it.id for it in items]
     matrix = embedder.encode([it.text for it in items])
     evidence = TopicEvidence(KINETICS, embedder, ids, matrix, list(range(0, len(ids), 2)),
-                             {it.id: it.text for it in items}, unit_terms)
+                             TermPostings([it.text for it in items]), unit_terms)
     return items, evidence, {i: matrix[r] for r, i in enumerate(ids)}
 
 
@@ -66,6 +68,48 @@ def test_field_words_are_not_topic_evidence_but_specific_terms_are():
     assert not no.relevant and "no term specific" in no.reason
 
 
+def test_a_rare_word_named_by_items_all_over_the_corpus_is_not_a_topic_term():
+    """"Decline" is rare, but the items naming it are about anything; "senescence"'s are about the topic."""
+    aging = Requirement("aging", "human aging", "Questions on cellular senescence and the decline of tissues.")
+    items = [make_item("t", "CC0", "s", f"How does cellular senescence of tissue {k} arise?", ["a", "b"], 0)
+             for k in range(3)]
+    items += [make_item("t", "CC0", "s", f"Why did the price of stock {k} decline in the market?", ["a", "b"], 0)
+              for k in range(3)]
+    # A corpus whose typical item shares a word with the topic, as real ones do: "decline"'s items lie
+    # no closer to the topic than that.
+    items += [make_item("t", "CC0", "s", f"What colour are the tissues of plant {k}?", ["green", "red"], 0)
+              for k in range(150)]
+    items += [make_item("t", "CC0", "s", f"What colour is the sky over town {k}?", ["blue", "red"], 0)
+              for k in range(50)]
+    embedder = HashingEmbedder()
+    matrix = embedder.encode([it.text for it in items])
+    evidence = TopicEvidence(aging, embedder, [it.id for it in items], matrix, list(range(len(items))),
+                             TermPostings([it.text for it in items]))
+    assert evidence.topicality["senesc"] > TERM_TOPICALITY_Z > evidence.topicality["declin"]
+    assert "senesc" in evidence.specific_terms and "declin" in evidence.field_terms
+    assert "senesc" in evidence.matched_terms(items[0]) and not evidence.matched_terms(items[3])
+
+
+def test_a_concept_phrase_whose_words_are_common_alone_is_a_term_where_an_item_names_them_all():
+    genetics = Requirement("genetics", "medical genetics", "Questions on inheritance patterns, in humans.")
+    items = [make_item("t", "CC0", "s", f"Which inheritance pattern does disorder {k} show?", ["a", "b"], 0)
+             for k in range(4)]
+    items += [make_item("t", "CC0", "s", f"Which pattern of stripes does animal {k} show?", ["a", "b"], 0)
+              for k in range(40)]
+    items += [make_item("t", "CC0", "s", f"Is the inheritance of trait {k} in peas dominant?", ["a", "b"], 0)
+              for k in range(40)]
+    items += [make_item("t", "CC0", "s", f"What colour is the sky over town {k}?", ["blue", "red"], 0)
+              for k in range(400)]
+    embedder = HashingEmbedder()
+    matrix = embedder.encode([it.text for it in items])
+    evidence = TopicEvidence(genetics, embedder, [it.id for it in items], matrix, list(range(len(items))),
+                             TermPostings([it.text for it in items]))
+    assert {"pattern", "inherit"} <= evidence.field_terms  # each too common alone
+    assert frozenset({"inherit", "pattern"}) in evidence.specific_compounds
+    assert evidence.matched_terms(items[0]) == ["inherit+pattern"]
+    assert not evidence.matched_terms(items[4]) and not evidence.matched_terms(items[44])
+
+
 def test_the_head_of_a_domain_of_several_words_is_a_field_term_its_modifiers_stay_specific():
     insulators = Requirement("topological_insulators", "topological insulators",
                              "Questions on topological insulators: Chern numbers and protected surface states.")
@@ -77,7 +121,7 @@ def test_the_head_of_a_domain_of_several_words_is_a_field_term_its_modifiers_sta
     ids = [it.id for it in items]
     matrix = embedder.encode([it.text for it in items])
     evidence = TopicEvidence(insulators, embedder, ids, matrix, list(range(len(ids))),
-                             {it.id: it.text for it in items})
+                             TermPostings([it.text for it in items]))
     assert {"topolog", "chern"} <= evidence.specific_terms  # rare, and they narrow the class
     assert "insul" not in evidence.specific_terms and "insul" in evidence.field_terms
     assert not evidence.matched_terms(items[0])  # an insulator is not a topological insulator
@@ -172,6 +216,20 @@ def test_near_duplicates_across_sources_keep_the_first():
     vectors = HashingEmbedder().encode([x.question for x in (a, b, c)])
     passed, counts = quality_gate([a, b, c], list(vectors))
     assert passed == [0, 2] and counts["dropped"]["near-duplicate"] == 1
+
+
+def test_a_long_stem_asked_again_is_a_near_duplicate_whatever_its_options_a_short_one_is_not():
+    stem = ("Which of the following human genes encodes a protein that is predicted to interact with the viral "
+            "protein Variola virus DNA topoisomerase type I according to the P-HIPSter database?")
+    first = make_item("lab_bench", "CC", "s", stem, ["SH3RF2", "HDDC3", "TP53", "LRTM1"], 0)
+    again = make_item("lab_bench", "CC", "s", stem, ["AP1M1", "BAG3", "SORL1", "TBPL1"], 1)
+    template = make_item("lab_bench", "CC", "s", stem.replace("Variola", "Vaccinia"), ["A", "B", "C", "D"], 2)
+    short = [make_item("mmlu", "MIT", "s", "Which of the following is true?", opts, 0)
+             for opts in (["Ice is cold", "Fire is wet"], ["Lead is light", "Neon is a gas"])]
+    items = [first, again, template, *short]
+    vectors = np.eye(len(items), dtype=np.float32)  # no two alike by embedding: the stems decide
+    passed, counts = quality_gate(items, list(vectors))
+    assert passed == [0, 2, 3, 4] and counts["dropped"]["near-duplicate"] == 1
 
 
 def test_validity_is_a_share_with_an_interval_from_the_calibration():

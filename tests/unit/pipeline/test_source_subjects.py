@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 
 from scicustom.core.build.relevance import RelevanceModel, TopicEvidence, offline_relevance_jury
 from scicustom.core.build.source_subjects import filed_under_topic, normalised_subject
+from scicustom.core.build.term_postings import TermPostings
 from scicustom.core.corpus_item import make_item
 from scicustom.core.requirement import Requirement
 from tests.support.hashing_embedder import HashingEmbedder
@@ -41,7 +42,7 @@ def _jury(requirement, items):
     ids = [it.id for it in items]
     matrix = embedder.encode([it.text for it in items])
     evidence = TopicEvidence(requirement, embedder, ids, matrix, list(range(len(ids))),
-                             {it.id: it.text for it in items})
+                             TermPostings([it.text for it in items]))
     return offline_relevance_jury(evidence, {i: matrix[r] for r, i in enumerate(ids)}, RelevanceModel.packaged())
 
 
@@ -94,3 +95,18 @@ def test_the_narrowing_margin_is_how_much_closer_an_item_is_to_the_requirement_t
     evidence, embedder = jury[0].evidence, HashingEmbedder()
     framed, bare = embedder.encode([virology.topic_text, "virology"])
     assert evidence.narrowing(framed) > 0.5 > -0.5 > evidence.narrowing(bare)
+
+
+@pytest.mark.parametrize(("rare", "margin", "accepted"), [
+    (["structur"], 0.0, True), (["structur"], 0.1, True), (["structur"], -0.01, False), ([], 0.1, False)])
+def test_a_filed_item_naming_a_rare_term_needs_the_requirement_no_further_than_its_subject(
+        monkeypatch, rare, margin, accepted):
+    virology, jury, termless = _virology_jury_and_items()
+    evidence = jury[0].evidence
+    monkeypatch.setattr(evidence, "matched_rare_terms", lambda item: rare)
+    monkeypatch.setattr(evidence, "narrowing", lambda vector: margin)
+    monkeypatch.setattr(evidence, "phrase_z", lambda vector: 0.0)  # the narrowing rule alone never fires
+    for judge in jury:
+        verdict = judge.judge(virology, termless)
+        assert ("names rare terms of the requirement (structur)" in verdict.reason) is accepted
+        assert not verdict.relevant or accepted

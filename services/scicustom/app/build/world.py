@@ -28,6 +28,7 @@ from scicustom.core.build.relevance import (
     offline_relevance_jury,
     packaged_calibration,
 )
+from scicustom.core.build.term_postings import TermPostings
 from scicustom.core.build.vote import VoteResult
 from scicustom.core.corpus_item import CorpusItem
 from scicustom.core.errors import PreconditionFailed
@@ -91,7 +92,7 @@ def assemble_world(components: Components, requirement: Requirement, seed: int, 
     rng = np.random.default_rng(seed)
     background_rows = [int(i) for i in sorted(rng.choice(len(order), min(BACKGROUND_SAMPLE, len(order)),
                                                            replace=False))]
-    text_of = {i: it.text for i, it in items.items()}
+    postings = TermPostings([items[i].text for i in order])
     vectors = _VectorView(row_of, matrix)
     model = RelevanceModel.packaged()
     llm_jury: list[RelevanceJudge] = []
@@ -110,7 +111,7 @@ def assemble_world(components: Components, requirement: Requirement, seed: int, 
     def relevance(req: Requirement, votes: VoteResult | None) -> Sequence[RelevanceJudge]:
         voted = [catalog.by_id(u) for u in votes.units] if votes else []
         unit_terms = sorted({t for terms in exclusive_unit_terms(voted).values() for t in terms})
-        evidence = TopicEvidence(req, embedder, order, matrix, background_rows, text_of, unit_terms)
+        evidence = TopicEvidence(req, embedder, order, matrix, background_rows, postings, unit_terms)
         return [*offline_relevance_jury(evidence, vectors, model), *llm_jury]
     progress("jury", 1, 1)
 

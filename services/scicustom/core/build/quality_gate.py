@@ -9,8 +9,9 @@
                       above/these", a key that is "none of the above" while another option repeats
                       it, or an open item whose answer is empty or only punctuation
   near-duplicate      the same question as an earlier item (same or another source): normalised
-                      question tokens overlap >= 0.8 (Jaccard) with the same key or half the options
-                      shared, or the item embeddings' cosine >= 0.97
+                      question tokens overlap >= 0.8 (Jaccard) with the same key, half the options
+                      shared, or the same words in a stem of 12 or more; or the item embeddings'
+                      cosine >= 0.97
 
 The first item in candidate order wins a near-duplicate pair, so the gate is deterministic.
 """
@@ -28,6 +29,10 @@ from scicustom.core.corpus_item import CorpusItem, normalise_text
 REASONS = ("missing-context", "empty-option", "duplicate-options", "doubtful-key", "near-duplicate")
 NEAR_DUP_JACCARD = 0.8
 NEAR_DUP_COSINE = 0.97
+# A stem this long asked again word for word is the same question whatever its options ("Which human
+# gene ... interacts with the viral protein X according to database Y?" with three option sets); a short
+# one ("Which of the following is true?") is not, nor a template filled in differently (another miRNA).
+SAME_STEM_TOKENS = 12
 
 _MEDIA = r"(?:figure|fig\.|diagram|graph|table|chart|image|picture|photograph|photo|map|illustration|drawing|plot)"
 _MISSING = [
@@ -112,7 +117,8 @@ def quality_gate(items: Sequence[CorpusItem], vectors: Sequence[np.ndarray]) -> 
                     if len(toks & other) / len(toks | other) < NEAR_DUP_JACCARD:
                         continue
                     shared = len(options & other_options) / max(len(options | other_options), 1)
-                    if answer == other_answer or shared >= 0.5:
+                    same_long_stem = toks == other and len(toks) >= SAME_STEM_TOKENS
+                    if answer == other_answer or shared >= 0.5 or same_long_stem:
                         reason = "near-duplicate"
                         break
             if reason is None:

@@ -7,10 +7,12 @@ the topic *within its field*, and says why it voted as it did (the reason goes i
 
   topic-terms        lexical: the item names a term of the requirement, or an exclusive keyword
                      (K_v) of a voted unit, that is rare in the topic's wider field (the 3000 corpus
-                     items most similar to the topic). "enzyme" is everywhere around "enzyme
-                     kinetics"; "Vmax", "uncompetitive" and "Lineweaver-Burk" are not. The head noun
-                     of a domain of several words never counts: "insulator" names the class that
-                     "topological insulators" narrows.
+                     items most similar to the topic) and whose items lie near the topic on average.
+                     "Vmax" and "uncompetitive" are such terms; "enzyme" is everywhere in the field of
+                     "enzyme kinetics", and "decline", "structure" or "potential", rare as they are,
+                     are named by items all over the corpus. The head noun of a domain of several
+                     words never counts: "insulator" names the class that "topological insulators"
+                     narrows.
   topic-contrast     MiniLM: the item is an outlier towards the topic (z-score of its cosine over a
                      seeded background sample) *and* closer to the topic than to the centroid of the
                      topic's neighbourhood (the field the topic sits in).
@@ -40,6 +42,7 @@ from typing import Any
 import numpy as np
 
 from scicustom.core.build.source_subjects import filed_under_topic
+from scicustom.core.build.term_postings import TermPostings
 from scicustom.core.corpus_item import CorpusItem
 from scicustom.core.lexical import tokenize
 from scicustom.core.requirement import Requirement
@@ -49,6 +52,9 @@ from scicustom.ports import Embedder
 NEIGHBOURHOOD = 3000       # corpus items nearest the topic: the wider field the topic sits in
 SPECIFIC_DF = 0.05         # a term in more than this share of the neighbourhood is a field term
 BACKGROUND_DF = 0.02       # ... and one in more than this share of the background is generic English
+# ... and one whose items lie, on average, less than this many background standard deviations closer
+# to the topic than a typical item is not about the topic ("structure", "decline", "potential")
+TERM_TOPICALITY_Z = 1.2
 TOPIC_Z = 4.0              # topic-contrast: cosine z-score over the background
 EXCLUSION_MARGIN = 0.02    # veto when cos(item, exclusion) > cos(item, topic) + margin
 # A filed item (source_subjects.py) that names no topic term is still the topic's when it lies this much
@@ -57,6 +63,7 @@ EXCLUSION_MARGIN = 0.02    # veto when cos(item, exclusion) > cos(item, topic) +
 NARROWING_MARGIN = 0.15
 NARROWING_PHRASE_Z = 3.5
 MAX_SPECIFIC = 3           # the model sees min(specific terms, 3)
+MAX_COMPOUND = 4           # words of a concept phrase matched as one term
 # Words that are rare in a science neighbourhood but say nothing about a topic.
 GENERIC_TERMS = frozenset(tokenize(
     "requires required condition conditions outcome outcomes versus vs standard design plot plots number "
@@ -94,6 +101,16 @@ def requirement_exclusions(requirement: Requirement) -> list[str]:
         if m:
             found.append(m.group(1).strip(" ."))
     return [f for f in found if len(f) > 3]
+
+
+def concept_compounds(phrases: Sequence[str]) -> list[frozenset[str]]:
+    """The stems of each phrase of 2-4 content words, once each."""
+    found: list[frozenset[str]] = []
+    for phrase in phrases:
+        stems = frozenset(t for t in tokenize(phrase) if len(t) > 2)
+        if 2 <= len(stems) <= MAX_COMPOUND and stems not in found:
+            found.append(stems)
+    return found
 
 
 def domain_head(domain: str) -> str | None:
@@ -150,7 +167,7 @@ class TopicEvidence:
     """Everything the offline judges know about one requirement; features of an item on demand."""
 
     def __init__(self, requirement: Requirement, embedder: Embedder, corpus_ids: Sequence[str],
-                 corpus_matrix: np.ndarray, background_rows: Sequence[int], text_of: Mapping[str, str],
+                 corpus_matrix: np.ndarray, background_rows: Sequence[int], postings: TermPostings,
                  unit_terms: Sequence[str] = ()) -> None:
         self.requirement = requirement
         self.phrases = requirement_phrases(requirement)
@@ -168,20 +185,38 @@ class TopicEvidence:
         self._mu, self._sd = float(bg_cos.mean()), max(float(bg_cos.std()), 1e-9)
         bg_phrase = (background @ self.phrase_vectors.T).max(axis=1)
         self._pmu, self._psd = float(bg_phrase.mean()), max(float(bg_phrase.std()), 1e-9)
-        near_df: Counter[str] = Counter()
-        for row in order:
-            near_df.update(set(tokenize(text_of[corpus_ids[int(row)]])))
-        bg_df: Counter[str] = Counter()
-        for row in background_rows:
-            bg_df.update(set(tokenize(text_of[corpus_ids[int(row)]])))
-        candidates = set(tokenize(requirement.topic_text)) | set(unit_terms)
+        near, bg = postings.mask(int(r) for r in order), postings.mask(background_rows)
         n_near, n_bg = max(len(order), 1), max(len(background_rows), 1)
         head = domain_head(requirement.domain)
-        self.specific_terms = frozenset(
+        candidates = set(tokenize(requirement.topic_text)) | set(unit_terms)
+        # A term no item names cannot be judged by its items (nor match one): it stays specific.
+        self.topicality = {t: self._topicality(sims, postings.rows(t)) for t in candidates if len(postings.rows(t))}
+
+        def specific(rows: np.ndarray, topicality: float) -> bool:
+            return (int(near[rows].sum()) / n_near <= SPECIFIC_DF and int(bg[rows].sum()) / n_bg <= BACKGROUND_DF
+                    and topicality >= TERM_TOPICALITY_Z)
+
+        # Rare in the field and in the corpus, whether or not their items lie near the topic: enough
+        # for an item its source files under the topic (EvidenceJudge), whose subject says the rest.
+        self.rare_terms = frozenset(
             t for t in candidates
-            if t not in GENERIC_TERMS and len(t) > 2 and t != head
-            and near_df[t] / n_near <= SPECIFIC_DF and bg_df[t] / n_bg <= BACKGROUND_DF)
+            if t not in GENERIC_TERMS and len(t) > 2 and t != head and specific(postings.rows(t), np.inf))
+        self.specific_terms = frozenset(t for t in self.rare_terms
+                                        if self.topicality.get(t, np.inf) >= TERM_TOPICALITY_Z)
         self.field_terms = frozenset(candidates - self.specific_terms)
+        # A concept phrase whose words are each too common alone ("inheritance patterns", "enzyme
+        # kinetics") is a term of its own where an item names all its words.
+        self.specific_compounds: tuple[frozenset[str], ...] = ()
+        for stems in concept_compounds(self.phrases):
+            if stems & self.specific_terms or stems & GENERIC_TERMS:
+                continue  # already evidence through one of its words, or says nothing
+            rows = postings.rows_naming_all(stems)
+            if len(rows) and specific(rows, self._topicality(sims, rows)):
+                self.specific_compounds += (stems,)
+
+    def _topicality(self, sims: np.ndarray, rows: np.ndarray) -> float:
+        """z-score (over the background) of the mean topic cosine of the corpus items naming a term."""
+        return (float(sims[rows].mean()) - self._mu) / self._sd
 
     def phrase_z(self, vector: np.ndarray) -> float:
         """z-score (over the background) of the item's cosine to its nearest concept phrase."""
@@ -189,7 +224,7 @@ class TopicEvidence:
 
     def features(self, item: CorpusItem, vector: np.ndarray) -> dict[str, float]:
         cos = float(vector @ self.topic)
-        found = self.specific_terms.intersection(tokenize(item.text))
+        found = self.matched_terms(item)
         return {
             "z": (cos - self._mu) / self._sd,
             "phrase_z": self.phrase_z(vector),
@@ -197,8 +232,14 @@ class TopicEvidence:
             "contrast": cos - float(vector @ self.field),
         }
 
+    def matched_rare_terms(self, item: CorpusItem) -> list[str]:
+        return sorted(self.rare_terms.intersection(tokenize(item.text)))
+
     def matched_terms(self, item: CorpusItem) -> list[str]:
-        return sorted(self.specific_terms.intersection(tokenize(item.text)))
+        """The specific terms the item names; a compound as its stems joined by '+'."""
+        tokens = set(tokenize(item.text))
+        return sorted([*self.specific_terms.intersection(tokens),
+                       *("+".join(sorted(c)) for c in self.specific_compounds if c <= tokens)])
 
     def narrowing(self, vector: np.ndarray) -> float:
         """How much closer the item is to the requirement's framing than to its bare subject name."""
@@ -217,9 +258,13 @@ class TopicEvidence:
 
 class EvidenceJudge(ABC):
     """An offline judge: the requirement's exclusions veto first; an item its source files under the
-    topic itself (source_subjects.py) is relevant when it names a topic term, or when it lies at
-    least NARROWING_MARGIN closer (cosine) to the requirement's text than to the bare subject name:
-    the field contrast says nothing there, for a broad topic the field *is* the topic. Measured on
+    topic itself (source_subjects.py) is relevant when it names a topic term; or a rare term of the
+    requirement whose items lie all over the corpus ("structure" of "viral structure") and it lies no
+    further from the requirement's text than from the bare subject name (the subject vouches for the
+    topic, the margin keeps out the subject's parts the requirement does not ask for: "The decline in
+    working memory with advanced age", margin -0.18, for "biological mechanisms of human aging"); or
+    when it lies at least NARROWING_MARGIN closer (cosine) to the requirement's text than to the bare
+    subject name: the field contrast says nothing there, for a broad topic the field *is* the topic. Measured on
     resources/relevance_gold: the 19 filed items naming a topic term were relevant 18 times; of the
     12 naming none only 4 were (a "human aging" subject also holds the psychology of ageing, which
     "biological mechanisms of human aging" does not ask for). The 8 irrelevant ones lie no closer to
@@ -248,6 +293,10 @@ class EvidenceJudge(ABC):
                 return Verdict(True, filed + "it names topic terms: " + ", ".join(found[:5]))
             vector = self._vectors[item.id]
             margin, phrase_z = self.evidence.narrowing(vector), self.evidence.phrase_z(vector)
+            rare = self.evidence.matched_rare_terms(item)
+            if rare and margin >= 0:
+                return Verdict(True, filed + "it names rare terms of the requirement (" + ", ".join(rare[:5])
+                               + f") and lies no further from it than from {requirement.domain!r} alone")
             if margin >= NARROWING_MARGIN and phrase_z >= NARROWING_PHRASE_Z:
                 return Verdict(True, filed + f"it is {margin:.3f} closer to the requirement than to "
                                              f"{requirement.domain!r} alone, near one of its concepts "
