@@ -138,23 +138,32 @@ def calibration(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
 
 
 def train_model(rows: Sequence[dict[str, Any]], min_precision: float = 0.85) -> dict[str, Any]:
+    """Logistic weights fitted on the whole dev split; the threshold is the lowest at which the
+    probabilities each requirement gets from a model fitted without it reach `min_precision`: a
+    threshold read off in-sample probabilities of 175 pairs sits too low (measured: 0.61, and
+    held-out jury precision 0.71)."""
     from sklearn.linear_model import LogisticRegression
 
     dev = [r for r in rows if r["split"] == "dev"]
     x = np.array([[r["features"][f] for f in RelevanceModel.FEATURES] for r in dev])
     y = np.array([bool(r["relevant"]) for r in dev])
+    groups = np.array([r["requirement"] for r in dev])
+    out_of_fold = np.zeros(len(dev))
+    for requirement in sorted(set(groups)):
+        held = groups == requirement
+        fold = LogisticRegression(C=1.0, max_iter=5000).fit(x[~held], y[~held])
+        out_of_fold[held] = fold.predict_proba(x[held])[:, 1]
     fit = LogisticRegression(C=1.0, max_iter=5000).fit(x, y)
-    probs = fit.predict_proba(x)[:, 1]
     threshold = 0.5
-    for t in np.arange(0.3, 0.95, 0.01):  # the lowest threshold with dev precision >= min_precision
-        pred = probs >= t
+    for t in np.arange(0.3, 0.95, 0.01):
+        pred = out_of_fold >= t
         if pred.sum() and (pred & y).sum() / pred.sum() >= min_precision:
             threshold = float(t)
             break
     return {"weights": [round(float(w), 6) for w in fit.coef_[0]], "bias": round(float(fit.intercept_[0]), 6),
             "threshold": round(threshold, 2), "features": list(RelevanceModel.FEATURES),
-            "trained_on": f"relevance_gold dev split ({len(dev)} pairs, {int(y.sum())} relevant), "
-                          "logistic regression C=1, threshold: lowest with dev precision >= 0.85"}
+            "trained_on": f"relevance_gold dev split ({len(dev)} pairs, {int(y.sum())} relevant), logistic "
+                          "regression C=1, threshold: lowest with leave-one-requirement-out dev precision >= 0.85"}
 
 
 def gate_measure(ctx: Context, gold: Sequence[dict[str, Any]]) -> list[str]:

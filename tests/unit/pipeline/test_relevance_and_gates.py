@@ -16,7 +16,7 @@ from scicustom.core.build.relevance import (
     TERM_TOPICALITY_Z,
     RelevanceModel,
     TopicEvidence,
-    domain_head,
+    domain_words,
     exclusive_unit_terms,
     offline_relevance_jury,
     requirement_exclusions,
@@ -110,11 +110,15 @@ def test_a_concept_phrase_whose_words_are_common_alone_is_a_term_where_an_item_n
     assert not evidence.matched_terms(items[4]) and not evidence.matched_terms(items[44])
 
 
-def test_the_head_of_a_domain_of_several_words_is_a_field_term_its_modifiers_stay_specific():
+def test_each_word_of_a_domain_of_several_is_a_field_term_alone_and_the_whole_domain_a_compound():
     insulators = Requirement("topological_insulators", "topological insulators",
                              "Questions on topological insulators: Chern numbers and protected surface states.")
     items = [make_item("t", "CC0", "s", f"Which household object {k} is a good electrical insulator?",
                        ["rubber", "copper", "iron", "salt water"], 0) for k in range(3)]
+    items += [make_item("t", "CC0", "s", f"Which topological feature {k} has this knot?", ["a", "b"], 0)
+              for k in range(3)]
+    items += [make_item("t", "CC0", "s", f"Why do topological insulators {k} conduct electricity?",
+                        ["a", "b"], 0) for k in range(3)]
     items += [make_item("t", "CC0", "s", f"What colour is the sky over town {k}?", ["blue", "red", "grey", "green"], 0)
               for k in range(200)]
     embedder = HashingEmbedder()
@@ -122,16 +126,18 @@ def test_the_head_of_a_domain_of_several_words_is_a_field_term_its_modifiers_sta
     matrix = embedder.encode([it.text for it in items])
     evidence = TopicEvidence(insulators, embedder, ids, matrix, list(range(len(ids))),
                              TermPostings([it.text for it in items]))
-    assert {"topolog", "chern"} <= evidence.specific_terms  # rare, and they narrow the class
-    assert "insul" not in evidence.specific_terms and "insul" in evidence.field_terms
+    assert "chern" in evidence.specific_terms  # rare, and it narrows the class
+    assert {"insul", "topolog"} <= evidence.field_terms and not {"insul", "topolog"} & evidence.specific_terms
     assert not evidence.matched_terms(items[0])  # an insulator is not a topological insulator
+    assert not evidence.matched_terms(items[3])  # nor is a knot's topology
+    assert "insul+topolog" in evidence.matched_terms(items[6])
 
 
-@pytest.mark.parametrize(("domain", "head"), [
-    ("topological insulators", "insul"), ("pericyclic reaction", "reaction"), ("Enzyme Kinetics", "kinet"),
-    ("CRISPR guide RNA design", "design"), ("virology", None), ("", None), ("the study of", None)])
-def test_the_domain_head_is_its_last_word_when_it_has_several(domain, head):
-    assert domain_head(domain) == head
+@pytest.mark.parametrize(("domain", "words"), [
+    ("topological insulators", {"topolog", "insul"}), ("Enzyme Kinetics", {"enzym", "kinet"}),
+    ("renal physiology", {"renal", "physiolog"}), ("virology", set()), ("", set()), ("the study of", set())])
+def test_the_domain_words_are_those_of_a_domain_of_several(domain, words):
+    assert domain_words(domain) == words
 
 
 def test_an_item_closer_to_an_exclusion_is_voted_irrelevant_by_every_offline_judge_with_the_reason():

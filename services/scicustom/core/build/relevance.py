@@ -8,11 +8,12 @@ the topic *within its field*, and says why it voted as it did (the reason goes i
   topic-terms        lexical: the item names a term of the requirement, or an exclusive keyword
                      (K_v) of a voted unit, that is rare in the topic's wider field (the 3000 corpus
                      items most similar to the topic) and whose items lie near the topic on average.
-                     "Vmax" and "uncompetitive" are such terms; "enzyme" is everywhere in the field of
-                     "enzyme kinetics", and "decline", "structure" or "potential", rare as they are,
-                     are named by items all over the corpus. The head noun of a domain of several
-                     words never counts: "insulator" names the class that "topological insulators"
-                     narrows.
+                     "Vmax" and "uncompetitive" are such terms; "decline", "structure" or
+                     "potential", rare as they are, are named by items all over the corpus. A word
+                     of a domain of several words never counts alone: each names a wider class
+                     ("insulators", "enzymes", "renal" anything, the cell "nucleus" of "nuclear");
+                     the whole domain, and each concept phrase of the requirement, counts where an
+                     item names all its words.
   topic-contrast     MiniLM: the item is an outlier towards the topic (z-score of its cosine over a
                      seeded background sample) *and* closer to the topic than to the centroid of the
                      topic's neighbourhood (the field the topic sits in).
@@ -113,12 +114,13 @@ def concept_compounds(phrases: Sequence[str]) -> list[frozenset[str]]:
     return found
 
 
-def domain_head(domain: str) -> str | None:
-    """The head noun of a domain of several words ("insulators" of "topological insulators",
-    "reaction" of "pericyclic reaction"), stemmed: it names the wider class the modifiers narrow,
-    so alone it is a term of the field, not of the topic. None for a one-word domain ("virology")."""
-    words = tokenize(domain)
-    return words[-1] if len(words) > 1 else None
+def domain_words(domain: str) -> frozenset[str]:
+    """The stemmed words of a domain of several words; none for a one-word domain ("virology").
+    Alone, each names a class wider than the topic: the head the class the modifiers narrow
+    ("insulators" of "topological insulators"), a modifier everything about it ("enzyme" of "enzyme
+    kinetics", "renal" of "renal physiology": kidney stones and dialysis too)."""
+    words = frozenset(tokenize(domain))
+    return words if len(words) > 1 else frozenset()
 
 
 def exclusive_unit_terms(units: Sequence[KnowledgeUnit]) -> dict[str, list[str]]:
@@ -187,7 +189,7 @@ class TopicEvidence:
         self._pmu, self._psd = float(bg_phrase.mean()), max(float(bg_phrase.std()), 1e-9)
         near, bg = postings.mask(int(r) for r in order), postings.mask(background_rows)
         n_near, n_bg = max(len(order), 1), max(len(background_rows), 1)
-        head = domain_head(requirement.domain)
+        field_words = domain_words(requirement.domain)
         candidates = set(tokenize(requirement.topic_text)) | set(unit_terms)
         # A term no item names cannot be judged by its items (nor match one): it stays specific.
         self.topicality = {t: self._topicality(sims, postings.rows(t)) for t in candidates if len(postings.rows(t))}
@@ -200,7 +202,8 @@ class TopicEvidence:
         # for an item its source files under the topic (EvidenceJudge), whose subject says the rest.
         self.rare_terms = frozenset(
             t for t in candidates
-            if t not in GENERIC_TERMS and len(t) > 2 and t != head and specific(postings.rows(t), np.inf))
+            if t not in GENERIC_TERMS and len(t) > 2 and t not in field_words
+            and specific(postings.rows(t), np.inf))
         self.specific_terms = frozenset(t for t in self.rare_terms
                                         if self.topicality.get(t, np.inf) >= TERM_TOPICALITY_Z)
         self.field_terms = frozenset(candidates - self.specific_terms)
