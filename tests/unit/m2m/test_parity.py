@@ -5,14 +5,18 @@ from __future__ import annotations
 
 import re
 import statistics
+from dataclasses import replace
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from scicustom.core.m2m import term_presence
 from scicustom.core.m2m.pattern_hits import PatternMatcher
+from scicustom.core.m2m.prepared_texts import PreparedTexts
+from scicustom.core.m2m.reasoning_steps import MARKED_STEP_PATTERN, marked_spans, split_reasoning
 from scicustom.core.m2m.records import M2MRecords
 from scicustom.core.m2m.scoring import score_records
+from scicustom.core.m2m.sns import tfidf_tokens
 from scicustom.core.m2m.term_presence import TermPresence
 from scicustom.core.m2m.text_primitives import TermMatcher, exact_mean, word_runs
 from tests.unit.m2m.conftest import csv_records
@@ -79,6 +83,33 @@ def test_word_runs_are_regex_word_runs(text: str) -> None:
     assert word_runs(text) == re.findall(r"\b\w+\b", text)
 
 
+@given(st.text() | texts())
+def test_tfidf_tokens_are_regex_tokens(vocabulary, text: str) -> None:
+    assert tfidf_tokens(vocabulary.tfidf_token, text) == vocabulary.tfidf_token.findall(text.lower())
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text() | texts())
+def test_marked_steps_are_the_regex_captures(text: str) -> None:
+    pattern = re.compile(MARKED_STEP_PATTERN, re.DOTALL)
+    assert [text[start:end] for start, end in marked_spans(text)] == pattern.findall(text)
+    steps, around = split_reasoning(pattern, text)
+    assert steps == [s.strip() for s in pattern.findall(text) if s.strip()]
+    # The word runs of the whole lower-cased text are those of its steps and of the text around them.
+    assert around is not None
+    runs = set(word_runs(around.lower())).union(*(word_runs(s.lower()) for s in steps))
+    assert runs == set(word_runs(text.lower()))
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.text() | texts(), min_size=1, max_size=4), st.sampled_from([MARKED_STEP_PATTERN, r"Step: (.*)"]))
+def test_reasoning_runs_are_the_word_runs_of_the_reasoning(vocabulary, reasonings: list[str], step: str) -> None:
+    table = M2MRecords({"reasoning_process": tuple(reasonings)}, len(reasonings))
+    prepared = PreparedTexts(table, replace(vocabulary, step_pattern=re.compile(step, re.DOTALL)))
+    runs = [frozenset().union(*parts) for parts in prepared.reasoning_runs()]
+    assert runs == [frozenset(word_runs(r.lower())) for r in reasonings]
+
+
 @settings(max_examples=200, deadline=None)
 @given(st.lists(texts(), min_size=1, max_size=6), st.booleans())
 def test_term_presence_is_plain_matching(vocabulary, rows: list[str], bounded: bool) -> None:
@@ -87,14 +118,19 @@ def test_term_presence_is_plain_matching(vocabulary, rows: list[str], bounded: b
     lowered = [r.lower() for r in rows]
     plain = TermMatcher(terms, bounded)
     expected = [plain.present(t) for t in lowered]
-    default = term_presence._INVERTED_SHARE
+    default = term_presence._INDEXED_RUNS
     try:
-        for share in (0.0, float("inf")):  # every lookup by direct test, then every lookup by the index
-            term_presence._INVERTED_SHARE = share
-            matrix = TermPresence(terms, bounded).matrix(lowered, [frozenset(word_runs(t)) for t in lowered])
+        for limit in (-1, 1 << 30):  # every lookup by direct test, then every lookup by the index
+            term_presence._INDEXED_RUNS = limit
+            matrix = TermPresence(terms, bounded).matrix(lowered, [(frozenset(word_runs(t)),) for t in lowered])
             assert matrix.tolist() == expected
+            # A text's runs given as those of its parts, as for texts joined from fields.
+            halves = [(t[:len(t) // 2], t[len(t) // 2:]) for t in lowered]
+            joined = [f"{a} {b}" for a, b in halves]
+            parts = [(frozenset(word_runs(a)), frozenset(word_runs(b))) for a, b in halves]
+            assert TermPresence(terms, bounded).matrix(joined, parts).tolist() == [plain.present(t) for t in joined]
     finally:
-        term_presence._INVERTED_SHARE = default
+        term_presence._INDEXED_RUNS = default
 
 
 @settings(max_examples=200, deadline=None)

@@ -52,6 +52,14 @@ def test_plain_columns_are_read_without_pandas() -> None:
     assert records.text("steps") == ("3", "12", "0") and records.text("gaps") == ("4.0", "nan", "5.0")
 
 
+def test_line_breaks_only_str_splitlines_knows_stay_in_their_cell() -> None:
+    for cells in (["a\x1cb", "c\u2028d\x85e"], ["a\x1cb", "end\u2029"], ["x", "y"]):
+        data = _csv(["id", "hypothesis"], [["p1", cells[0]], ["p2", cells[1]]])
+        assert records_from_csv(data, TEXT).text("hypothesis") == tuple(cells)
+        assert records_from_csv(data, TEXT) == _records_from_pandas(data, set(TEXT), False)
+        assert records_from_csv(data.rstrip(b"\r\n"), TEXT).text("hypothesis") == tuple(cells)
+
+
 def test_what_only_pandas_can_say_goes_to_pandas() -> None:
     assert read_plain_csv(_csv(["a", "b"], [["1.5", "x"]])) is None  # float formatting
     assert read_plain_csv(_csv(["a", "b"], [["1", "x"], ["y", "z"]])) is None  # numbers and strings mixed

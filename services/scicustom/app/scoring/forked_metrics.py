@@ -6,8 +6,9 @@ The per-row metrics are pure-Python text work (regexes, token sets) that one pro
 core, and each row's values depend on that row alone, so the parts' columns joined are the whole's,
 value for value. sns is one computation over every row (TF-IDF neighbours), so it stays whole, in
 this process. CHILD_SHARE balances the two: on the paper's 2,645 rows the per-row metrics cost about
-2.0 s in all and sns about 0.5 s, so this process, with sns, takes 40% of the rows (measured: shares
-0.5/0.6/0.65/0.75 gave 2.3/2.1-2.25/2.2-2.4/2.45-2.75 s whole-process wall).
+1.45 s of CPU in all and sns about 0.43 s, so this process, with sns, takes 35% of the rows (measured as
+the CPU time of each part, which a busy machine stretches less than wall time: shares 0.6/0.63/0.66/0.7
+gave 1.02/0.96/0.94/0.86 s here and 0.88/0.91/0.95/1.01 s in the child).
 
 The child is forked, not spawned (it starts with everything imported and the records in memory) and
 sends its columns back pickled through a pipe; if it fails, its rows are scored here (raising its
@@ -27,7 +28,7 @@ from scicustom.core.m2m.scoring_options import ScoringOptions
 from scicustom.core.m2m.vocabulary import M2MVocabulary
 
 MIN_ROWS_TO_SPLIT = 400  # below this the fork and the pickling cost about what the second core saves
-CHILD_SHARE = 0.6  # of the rows, whose per-row metrics the child scores
+CHILD_SHARE = 0.65  # of the rows, whose per-row metrics the child scores
 
 Columns = dict[str, list[float | int | None]]
 

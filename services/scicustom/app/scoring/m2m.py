@@ -9,26 +9,26 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from scicustom.app.field_checks import at_most
 from scicustom.app.scoring.forked_metrics import metric_columns_on_two_cores
+from scicustom.app.scoring.scores_text import scores_text
 from scicustom.core.errors import InvalidInput
 from scicustom.core.indented_json import indented_json
-from scicustom.core.llm_usage import LLMUsage, MeteredLLM
-from scicustom.core.m2m.gaming_attacks import gaming_report
-from scicustom.core.m2m.pairwise_judge import answers_by_system, pairwise_report
 from scicustom.core.m2m.records import M2MRecords
-from scicustom.core.m2m.reference_metrics import reference_metrics_report
 from scicustom.core.m2m.scoring import MIN_GROUP_SIZE, ScoredRow, score_records, sns_metric_columns
 from scicustom.core.m2m.scoring_options import PARITY, ScoringOptions
-from scicustom.core.m2m.sensitivity import sensitivity_report
-from scicustom.core.m2m.taxonomy import taxonomy_report
 from scicustom.core.m2m.vocabulary import M2MVocabulary, parse_vocabulary
-from scicustom.ports import LLM, Embedder
 from scicustom.resource_files import RESOURCES
+
+# The reports' modules and the LLM ports are imported where a report needs them: `scicustom score m2m`
+# without reports spends no start-up time on them (issue 17).
+if TYPE_CHECKING:
+    from scicustom.core.llm_usage import LLMUsage, MeteredLLM
+    from scicustom.ports import LLM, Embedder
 
 VOCABULARY_FILE = RESOURCES / "m2m_vocabulary.json"
 # The named fields of a hypothesis record (the Hypothesis message); any other column is one of its `columns`.
@@ -82,10 +82,17 @@ class M2MScores:
     systems: tuple[str, ...] | None  # each row's system, with a system_column
     document: dict[str, Any]  # {id: scores}, or {system: {id: scores}}
     report: dict[str, Any]  # the requested sections only
-    usage: LLMUsage = field(default_factory=LLMUsage)  # every LLM call of the request
+    meters: tuple[MeteredLLM, ...] = ()  # the LLMs of the request's reports
+
+    @property
+    def usage(self) -> LLMUsage:
+        """Every LLM call of the request."""
+        from scicustom.core.llm_usage import LLMUsage
+
+        return LLMUsage.total(m.usage for m in self.meters)
 
     def scores_json(self) -> str:
-        return _json(self.document)
+        return scores_text(self.document) + "\n"
 
     def report_json(self) -> str:
         return _json(self.report)
@@ -118,13 +125,20 @@ def score_hypotheses(request: M2MRequest, vocabulary: M2MVocabulary, llm: Callab
     report: dict[str, Any] = {}
     meters: list[MeteredLLM] = []
     if request.taxonomy:
+        from scicustom.core.m2m.taxonomy import taxonomy_report
+
         report["taxonomy"] = taxonomy_report(rows, systems)
     if request.sensitivity:
+        from scicustom.core.m2m.sensitivity import sensitivity_report
+
         report["sensitivity"] = sensitivity_report(rows, systems)
     if request.references:
         report["reference_metrics"] = _reference_section(records, rows, systems, request.references,
                                                          embedder() if request.reference_embeddings else None)
     if request.attacks:
+        from scicustom.core.llm_usage import MeteredLLM
+        from scicustom.core.m2m.gaming_attacks import gaming_report
+
         attack_llm = MeteredLLM(llm()) if request.attack_model else None
         report["attacks"] = gaming_report(records, rows, vocabulary, request.scoring, sample=request.attack_sample,
                                           seed=request.seed, id_column=id_column, llm=attack_llm,
@@ -133,6 +147,9 @@ def score_hypotheses(request: M2MRequest, vocabulary: M2MVocabulary, llm: Callab
             report["attacks"]["usage"] = attack_llm.usage.summary()
             meters.append(attack_llm)
     if judges and systems is not None:
+        from scicustom.core.llm_usage import MeteredLLM
+        from scicustom.core.m2m.pairwise_judge import answers_by_system, pairwise_report
+
         judge_llm = MeteredLLM(llm())
         answers, mean_cbs = answers_by_system(records, rows, systems)
         report["pairwise_judge"] = pairwise_report(judge_llm, judges, answers, mean_cbs, pairs=pairs,
@@ -140,7 +157,7 @@ def score_hypotheses(request: M2MRequest, vocabulary: M2MVocabulary, llm: Callab
         report["pairwise_judge"]["usage"] = judge_llm.usage.summary()
         meters.append(judge_llm)
     return M2MScores(rows=rows, systems=systems, document=scores_document(rows, systems), report=report,
-                     usage=LLMUsage.total(m.usage for m in meters))
+                     meters=tuple(meters))
 
 
 def scores_document(rows: Sequence[ScoredRow], systems: Sequence[str] | None) -> dict[str, Any]:
@@ -220,6 +237,8 @@ def _judge_pairs(texts: Sequence[str], systems: set[str]) -> list[tuple[str, str
 
 def _reference_section(records: M2MRecords, rows: Sequence[ScoredRow], systems: Sequence[str] | None,
                        references: Mapping[str, str], embedder: Embedder | None) -> dict[str, Any]:
+    from scicustom.core.m2m.reference_metrics import reference_metrics_report
+
     hypotheses = records.text("hypothesis")
     matched = [i for i, row in enumerate(rows) if row.paper_id in references]
     return reference_metrics_report(

@@ -34,9 +34,8 @@ def score_ip(texts: PreparedTexts, options: ScoringOptions) -> dict[str, np.ndar
     presence = TermPresence(
         list(dict.fromkeys([*(t for found in families for t in found), *vocabulary.scalable,
                             *vocabulary.non_scalable])), bounded)
-    runs = [i | m | h for i, m, h in zip(texts.tokens("intervention_or_solution"),
-                                              texts.tokens("mechanism_or_rationale"), texts.tokens("hypothesis"),
-                                              strict=True)]
+    runs = list(zip(texts.tokens("intervention_or_solution"), texts.tokens("mechanism_or_rationale"),
+                    texts.tokens("hypothesis"), strict=True))
     *family_hits, scale_hits, non_scale_hits = presence.counts(
         combined, runs, [*families, vocabulary.scalable, vocabulary.non_scalable])
     # System keys and evidence labels stay substring tests in every mode: "nmc" must find "nmc811".

@@ -34,8 +34,8 @@ def score_msi(texts: PreparedTexts, options: ScoringOptions) -> dict[str, np.nda
     combined = [f"{h} {m} {r}" for h, m, r in zip(hypotheses, mechanisms, texts.lower("reasoning_process"),
                                                     strict=True)]
     # The word runs of the joined text are those of its three parts: " " cannot join two runs.
-    runs = [h | m | r for h, m, r in zip(texts.tokens("hypothesis"), texts.tokens("mechanism_or_rationale"),
-                                              texts.tokens("reasoning_process"), strict=True)]
+    runs = [(h, m, *r) for h, m, r in zip(texts.tokens("hypothesis"), texts.tokens("mechanism_or_rationale"),
+                                          texts.reasoning_runs(), strict=True)]
     high_hits, medium_hits, low_hits, technique_hits = presence.counts(combined, runs, lists)
     tiers = vocabulary.vocab_tier_weights
     numerator = tiers["high"] * high_hits + tiers["medium"] * medium_hits + tiers["low"] * low_hits

@@ -22,6 +22,8 @@ import re
 NA_MARKERS = frozenset({"", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND", "1.#QNAN",
                         "<NA>", "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null"})
 BOOLEAN_WORDS = frozenset({"True", "TRUE", "true", "False", "FALSE", "false"})
+# A longer cell is neither: its length rules it out without hashing a long text.
+_MARKER_CHARS = max(len(word) for word in NA_MARKERS | BOOLEAN_WORDS)
 # Anything pandas' number parser might take, spaces around included.
 _NUMBER_LIKE = re.compile(r"\s*[+-]?([0-9]+\.?[0-9]*([eE][+-]?[0-9]+)?|\.[0-9]+([eE][+-]?[0-9]+)?"
                           r"|inf|infinity|nan)\s*", re.IGNORECASE)
@@ -38,16 +40,24 @@ MISSING = Missing()
 def read_plain_csv(data: bytes) -> dict[str, list[str | Missing]] | None:
     """Columns in file order, each a list of texts (as `str()` of pandas' value) or MISSING; None when
     only pandas can say what the file reads as."""
+    # Tested on the bytes, where memchr finds them: in UTF-8 these bytes are only these characters.
+    if b"\x00" in data:  # pandas' tokenizer stops at NUL
+        return None
+    if data.count(b"\r") != data.count(b"\r\n"):  # a lone carriage return splits lines differently in the two
+        return None
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         return None
-    if text.startswith("\ufeff") or "\x00" in text:  # pandas drops the mark; its tokenizer stops at NUL
+    if text.startswith("\ufeff"):  # pandas drops the mark
         return None
-    if "\r" in text.replace("\r\n", ""):  # a lone carriage return splits lines differently in the two
-        return None
+    # The csv module reads a list of lines faster than a stream. str.splitlines breaks where the stream
+    # does (after "\n", with no lone "\r") unless the text holds another line break it knows ("\x1c",
+    # "\u2028", ...) before its end, which gives it one line more than the "\n"s.
+    lines = text.splitlines(keepends=True)
+    same_lines = len(lines) == text.count("\n") + (not text.endswith("\n"))
     try:
-        rows = [row for row in csv.reader(io.StringIO(text, newline=""), strict=True) if row]
+        rows = [row for row in csv.reader(lines if same_lines else io.StringIO(text, newline=""), strict=True) if row]
     except csv.Error:
         return None
     if not rows:
@@ -58,20 +68,21 @@ def read_plain_csv(data: bytes) -> dict[str, list[str | Missing]] | None:
     if width < 2 or "" in header or len(set(header)) != width or any(len(row) != width for row in body):
         return None
     columns: dict[str, list[str | Missing]] = {}
-    for position, name in enumerate(header):
-        column = _column([row[position] for row in body])
+    for name, cells in zip(header, zip(*body, strict=True) if body else [()] * width, strict=True):
+        column = _column(cells)
         if column is None:
             return None
         columns[name] = column
     return columns
 
 
-def _column(cells: list[str]) -> list[str | Missing] | None:
+def _column(cells: tuple[str, ...]) -> list[str | Missing] | None:
     strings = integers = missing = False
     for cell in cells:
-        if cell in NA_MARKERS:
+        short = len(cell) <= _MARKER_CHARS
+        if short and cell in NA_MARKERS:
             missing = True
-        elif cell in BOOLEAN_WORDS:
+        elif short and cell in BOOLEAN_WORDS:
             return None
         elif _NUMBER_LIKE.fullmatch(cell):
             if not _CANONICAL_INT.fullmatch(cell):
@@ -81,5 +92,8 @@ def _column(cells: list[str]) -> list[str | Missing] | None:
             strings = True
     if strings and integers:
         return None
-    as_float = integers and missing  # an integer column with a missing value is float64 in pandas
-    return [MISSING if cell in NA_MARKERS else (cell + ".0" if as_float else cell) for cell in cells]
+    if not missing:
+        return list(cells)
+    # An integer column with a missing value is float64 in pandas.
+    return [MISSING if len(cell) <= _MARKER_CHARS and cell in NA_MARKERS else (cell + ".0" if integers else cell)
+            for cell in cells]

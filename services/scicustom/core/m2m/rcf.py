@@ -13,14 +13,9 @@ from collections.abc import Mapping
 import numpy as np
 
 from scicustom.core.m2m.prepared_texts import PreparedTexts
-from scicustom.core.m2m.text_primitives import exact_mean, jaccard, overlap_tokens
+from scicustom.core.m2m.text_primitives import exact_mean, jaccard
 
 SUB_SCORES = ("rcf_progression", "rcf_convergence", "rcf_nonredundancy", "rcf_density")
-
-
-def extract_steps(texts: PreparedTexts, reasoning: str) -> list[str]:
-    steps = (s.strip() for s in texts.vocabulary.step_pattern.findall(reasoning))
-    return [s for s in steps if s]
 
 
 def density(mean_words: float, rise: Mapping[str, float], fall: Mapping[str, float]) -> float:
@@ -34,18 +29,15 @@ def score_rcf(texts: PreparedTexts) -> dict[str, np.ndarray]:
     vocabulary = texts.vocabulary
     params = vocabulary.rcf
     target, width = params["progression_target_overlap"], params["progression_width"]
-    pattern = vocabulary.overlap_token
     hypotheses = texts.tokens("hypothesis")
     n_rows = len(texts)
     columns = {name: np.zeros(n_rows) for name in SUB_SCORES}
     steps_count = np.zeros(n_rows, dtype=np.int64)
-    for row, reasoning in enumerate(texts.raw("reasoning_process")):
-        steps = extract_steps(texts, reasoning)
+    for row, (steps, tokens) in enumerate(zip(texts.steps(), texts.step_tokens(), strict=True)):
         n = len(steps)
         steps_count[row] = n
         if n == 0:
             continue  # every sub-score stays 0.0
-        tokens = [frozenset(overlap_tokens(pattern, s.lower())) for s in steps]
         if n > 1:
             progression = [1.0 - abs(jaccard(tokens[i], tokens[i + 1]) - target) / width for i in range(n - 1)]
             columns["rcf_progression"][row] = max(0.0, exact_mean(progression))

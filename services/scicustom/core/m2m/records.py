@@ -55,15 +55,14 @@ def records_from_csv(data: bytes, text_columns: Iterable[str], *, missing_as_emp
     plain = read_plain_csv(data)
     if plain is not None:  # what pandas would read, without importing it (see plain_csv)
         size = len(next(iter(plain.values())))
-        return M2MRecords({name: tuple(_plain_text(v, name in filled, missing_as_empty) for v in values)
+        return M2MRecords({name: _plain_column(values, name in filled or missing_as_empty)
                            for name, values in plain.items()}, size)
     return _records_from_pandas(data, filled, missing_as_empty)
 
 
-def _plain_text(value: str | Missing, filled: bool, missing_as_empty: bool) -> str:
-    if isinstance(value, str):
-        return value
-    return "" if filled or missing_as_empty else MISSING_AS_STR
+def _plain_column(values: list[str | Missing], as_empty: bool) -> tuple[str, ...]:
+    missing = "" if as_empty else MISSING_AS_STR
+    return tuple([value if isinstance(value, str) else missing for value in values])
 
 
 def _records_from_pandas(data: bytes, text_columns: set[str], missing_as_empty: bool) -> M2MRecords:

@@ -13,7 +13,6 @@ word run, a truncated stem must start one, and terms with non-word characters ar
 from __future__ import annotations
 
 import re
-from collections import Counter
 from collections.abc import Sequence
 from itertools import chain
 
@@ -45,35 +44,34 @@ class TermPresence:
                 self._exact.append(None)
                 self._pieces.append(tuple(("contains", p) for p in _NON_WORD.split(term) if p))
 
-    def counts(self, texts: Sequence[str], token_sets: Sequence[frozenset[str]],
+    def counts(self, texts: Sequence[str], runs: Sequence[Sequence[frozenset[str]]],
                groups: Sequence[Sequence[str]]) -> list[np.ndarray]:
         """For each group of terms (all in `terms`), how many of them occur in each text."""
-        present = self.matrix(texts, token_sets)
+        present = self.matrix(texts, runs)
         where = {term: k for k, term in enumerate(self.terms)}
         return [present[:, [where[t] for t in group]].sum(axis=1) for group in groups]
 
-    def matrix(self, texts: Sequence[str], token_sets: Sequence[frozenset[str]]) -> np.ndarray:
-        """Boolean rows × terms; `token_sets[i]` is the set of word runs of `texts[i]`."""
+    def matrix(self, texts: Sequence[str], runs: Sequence[Sequence[frozenset[str]]]) -> np.ndarray:
+        """Boolean rows × terms; the word runs of `texts[i]` are the union of the sets `runs[i]` (those of
+        its parts, when it is parts joined by spaces: their union is not built, only searched)."""
         n_rows = len(texts)
-        frequency = Counter(chain.from_iterable(token_sets))  # how many rows hold each word run
-        index = _RunIndex(frozenset(frequency))
+        index = _RunIndex(frozenset().union(*chain.from_iterable(runs)))
         lookups = {x for x in self._exact if x is not None} | {p for ps in self._pieces for p in ps}
         runs_of = {lookup: index.find(lookup) for lookup in lookups}
-        # A lookup is answered from an inverted index of its runs unless those runs occur very often
-        # in all (a piece like "li" inside thousands of runs): then a direct test on each text is cheaper.
-        rare = {lookup for lookup, runs in runs_of.items()
-                if sum(frequency[r] for r in runs) <= n_rows * _INVERTED_SHARE}
-        relevant = frozenset().union(*(runs_of[lookup] for lookup in rare))
-        rows_of: dict[str, list[int]] = {}
-        for row, tokens in enumerate(token_sets):
-            for run in tokens & relevant:
-                rows_of.setdefault(run, []).append(row)
+        # A lookup is answered from an inverted index of its runs unless it is inside very many runs (a
+        # piece like "c"): then a direct test on each text is cheaper than intersecting every row with them.
+        indexed = {lookup for lookup, found in runs_of.items() if len(found) <= _INDEXED_RUNS}
+        relevant = frozenset().union(*(runs_of[lookup] for lookup in indexed))
+        rows_of: dict[str, list[int]] = {run: [] for run in relevant}
+        for row, parts in enumerate(runs):
+            for run in set().union(*[relevant & part for part in parts]):  # each run once, in any parts
+                rows_of[run].append(row)
         has: dict[Lookup, np.ndarray] = {}
-        for lookup, runs in runs_of.items():
+        for lookup, found_runs in runs_of.items():
             found = np.zeros(n_rows, dtype=bool)
-            if lookup in rare:
-                for run in runs:
-                    found[rows_of.get(run, [])] = True
+            if lookup in indexed:
+                for run in found_runs:
+                    found[rows_of[run]] = True
             elif lookup[0] == "contains":
                 name = lookup[1]
                 found[:] = [name in t for t in texts]
@@ -93,7 +91,7 @@ class TermPresence:
         return present
 
 
-_INVERTED_SHARE = 3.0  # row-run pairs per row, on average, above which a direct test is cheaper
+_INDEXED_RUNS = 256  # distinct runs holding a lookup, above which a direct test on each text is cheaper
 
 
 def _occurs(lookup: Lookup, text: str) -> bool:

@@ -38,9 +38,10 @@ def word_runs(text: str) -> list[str]:
 WORD_RUN_PATTERN = r"\b\w+\b"
 
 
-def overlap_tokens(pattern: re.Pattern[str], lowered: str) -> list[str]:
-    """Tokens of a lower-cased text under the vocabulary's overlap pattern (`\\b\\w+\\b`: word runs)."""
-    return word_runs(lowered) if pattern.pattern == WORD_RUN_PATTERN else pattern.findall(lowered)
+def overlap_token_sets(pattern: re.Pattern[str], lowered: Sequence[str]) -> list[frozenset[str]]:
+    """Token sets of lower-cased texts under the vocabulary's overlap pattern (`\\b\\w+\\b`: word runs)."""
+    tokens = word_runs if pattern.pattern == WORD_RUN_PATTERN else pattern.findall
+    return [frozenset(tokens(t)) for t in lowered]
 
 
 def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
