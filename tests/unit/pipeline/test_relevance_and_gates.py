@@ -68,23 +68,25 @@ def test_field_words_are_not_topic_evidence_but_specific_terms_are():
     assert not no.relevant and "no term specific" in no.reason
 
 
+def _evidence_over(requirement, groups):
+    """Items from (question with {k}, how many) groups, and the evidence over all of them."""
+    items = [make_item("t", "CC0", "s", question.format(k=k), ["a", "b"], 0)
+             for question, count in groups for k in range(count)]
+    embedder = HashingEmbedder()
+    matrix = embedder.encode([it.text for it in items])
+    return items, TopicEvidence(requirement, embedder, [it.id for it in items], matrix, list(range(len(items))),
+                                TermPostings([it.text for it in items]))
+
+
 def test_a_rare_word_named_by_items_all_over_the_corpus_is_not_a_topic_term():
     """"Decline" is rare, but the items naming it are about anything; "senescence"'s are about the topic."""
     aging = Requirement("aging", "human aging", "Questions on cellular senescence and the decline of tissues.")
-    items = [make_item("t", "CC0", "s", f"How does cellular senescence of tissue {k} arise?", ["a", "b"], 0)
-             for k in range(3)]
-    items += [make_item("t", "CC0", "s", f"Why did the price of stock {k} decline in the market?", ["a", "b"], 0)
-              for k in range(3)]
     # A corpus whose typical item shares a word with the topic, as real ones do: "decline"'s items lie
     # no closer to the topic than that.
-    items += [make_item("t", "CC0", "s", f"What colour are the tissues of plant {k}?", ["green", "red"], 0)
-              for k in range(150)]
-    items += [make_item("t", "CC0", "s", f"What colour is the sky over town {k}?", ["blue", "red"], 0)
-              for k in range(50)]
-    embedder = HashingEmbedder()
-    matrix = embedder.encode([it.text for it in items])
-    evidence = TopicEvidence(aging, embedder, [it.id for it in items], matrix, list(range(len(items))),
-                             TermPostings([it.text for it in items]))
+    items, evidence = _evidence_over(aging, [
+        ("How does cellular senescence of tissue {k} arise?", 3),
+        ("Why did the price of stock {k} decline in the market?", 3),
+        ("What colour are the tissues of plant {k}?", 150), ("What colour is the sky over town {k}?", 50)])
     assert evidence.topicality["senesc"] > TERM_TOPICALITY_Z > evidence.topicality["declin"]
     assert "senesc" in evidence.specific_terms and "declin" in evidence.field_terms
     assert "senesc" in evidence.matched_terms(items[0]) and not evidence.matched_terms(items[3])
@@ -92,18 +94,10 @@ def test_a_rare_word_named_by_items_all_over_the_corpus_is_not_a_topic_term():
 
 def test_a_concept_phrase_whose_words_are_common_alone_is_a_term_where_an_item_names_them_all():
     genetics = Requirement("genetics", "medical genetics", "Questions on inheritance patterns, in humans.")
-    items = [make_item("t", "CC0", "s", f"Which inheritance pattern does disorder {k} show?", ["a", "b"], 0)
-             for k in range(4)]
-    items += [make_item("t", "CC0", "s", f"Which pattern of stripes does animal {k} show?", ["a", "b"], 0)
-              for k in range(40)]
-    items += [make_item("t", "CC0", "s", f"Is the inheritance of trait {k} in peas dominant?", ["a", "b"], 0)
-              for k in range(40)]
-    items += [make_item("t", "CC0", "s", f"What colour is the sky over town {k}?", ["blue", "red"], 0)
-              for k in range(400)]
-    embedder = HashingEmbedder()
-    matrix = embedder.encode([it.text for it in items])
-    evidence = TopicEvidence(genetics, embedder, [it.id for it in items], matrix, list(range(len(items))),
-                             TermPostings([it.text for it in items]))
+    items, evidence = _evidence_over(genetics, [
+        ("Which inheritance pattern does disorder {k} show?", 4),
+        ("Which pattern of stripes does animal {k} show?", 40),
+        ("Is the inheritance of trait {k} in peas dominant?", 40), ("What colour is the sky over town {k}?", 400)])
     assert {"pattern", "inherit"} <= evidence.field_terms  # each too common alone
     assert frozenset({"inherit", "pattern"}) in evidence.specific_compounds
     assert evidence.matched_terms(items[0]) == ["inherit+pattern"]
@@ -113,19 +107,10 @@ def test_a_concept_phrase_whose_words_are_common_alone_is_a_term_where_an_item_n
 def test_each_word_of_a_domain_of_several_is_a_field_term_alone_and_the_whole_domain_a_compound():
     insulators = Requirement("topological_insulators", "topological insulators",
                              "Questions on topological insulators: Chern numbers and protected surface states.")
-    items = [make_item("t", "CC0", "s", f"Which household object {k} is a good electrical insulator?",
-                       ["rubber", "copper", "iron", "salt water"], 0) for k in range(3)]
-    items += [make_item("t", "CC0", "s", f"Which topological feature {k} has this knot?", ["a", "b"], 0)
-              for k in range(3)]
-    items += [make_item("t", "CC0", "s", f"Why do topological insulators {k} conduct electricity?",
-                        ["a", "b"], 0) for k in range(3)]
-    items += [make_item("t", "CC0", "s", f"What colour is the sky over town {k}?", ["blue", "red", "grey", "green"], 0)
-              for k in range(200)]
-    embedder = HashingEmbedder()
-    ids = [it.id for it in items]
-    matrix = embedder.encode([it.text for it in items])
-    evidence = TopicEvidence(insulators, embedder, ids, matrix, list(range(len(ids))),
-                             TermPostings([it.text for it in items]))
+    items, evidence = _evidence_over(insulators, [
+        ("Which household object {k} is a good electrical insulator?", 3),
+        ("Which topological feature {k} has this knot?", 3),
+        ("Why do topological insulators {k} conduct electricity?", 3), ("What colour is the sky over town {k}?", 200)])
     assert "chern" in evidence.specific_terms  # rare, and it narrows the class
     assert {"insul", "topolog"} <= evidence.field_terms and not {"insul", "topolog"} & evidence.specific_terms
     assert not evidence.matched_terms(items[0])  # an insulator is not a topological insulator

@@ -77,17 +77,21 @@ def _virology_jury_and_items():
     return virology, _jury(virology, [*filler, termless]), termless
 
 
+def _verdicts_on_the_termless_item(monkeypatch, **evidence_values):
+    """Each judge's verdict on the filed item without a term, the evidence's named methods answering
+    the given values whatever they are asked."""
+    virology, jury, termless = _virology_jury_and_items()
+    for method, value in evidence_values.items():
+        monkeypatch.setattr(jury[0].evidence, method, lambda _, value=value: value)
+    return [judge.judge(virology, termless) for judge in jury]
+
+
 @pytest.mark.parametrize(("margin", "phrase_z", "accepted"), [
     (0.2, 4.0, True), (0.15, 3.5, True), (0.14, 9.0, False), (0.3, 3.4, False), (-0.1, 9.0, False)])
 def test_a_filed_item_without_a_topic_term_needs_the_requirement_closer_than_its_subject_and_a_concept_near(
         monkeypatch, margin, phrase_z, accepted):
-    virology, jury, termless = _virology_jury_and_items()
-    evidence = jury[0].evidence
-    monkeypatch.setattr(evidence, "narrowing", lambda vector: margin)
-    monkeypatch.setattr(evidence, "phrase_z", lambda vector: phrase_z)
-    for judge in jury:
-        reason = judge.judge(virology, termless).reason
-        assert ("closer to the requirement than to 'virology' alone" in reason) is accepted
+    for verdict in _verdicts_on_the_termless_item(monkeypatch, narrowing=margin, phrase_z=phrase_z):
+        assert ("closer to the requirement than to 'virology' alone" in verdict.reason) is accepted
 
 
 def test_the_narrowing_margin_is_how_much_closer_an_item_is_to_the_requirement_than_to_its_subject():
@@ -101,12 +105,7 @@ def test_the_narrowing_margin_is_how_much_closer_an_item_is_to_the_requirement_t
     (["structur"], 0.0, True), (["structur"], 0.1, True), (["structur"], -0.01, False), ([], 0.1, False)])
 def test_a_filed_item_naming_a_rare_term_needs_the_requirement_no_further_than_its_subject(
         monkeypatch, rare, margin, accepted):
-    virology, jury, termless = _virology_jury_and_items()
-    evidence = jury[0].evidence
-    monkeypatch.setattr(evidence, "matched_rare_terms", lambda item: rare)
-    monkeypatch.setattr(evidence, "narrowing", lambda vector: margin)
-    monkeypatch.setattr(evidence, "phrase_z", lambda vector: 0.0)  # the narrowing rule alone never fires
-    for judge in jury:
-        verdict = judge.judge(virology, termless)
+    # phrase z 0: the narrowing rule alone never fires
+    for verdict in _verdicts_on_the_termless_item(monkeypatch, matched_rare_terms=rare, narrowing=margin, phrase_z=0.0):
         assert ("names rare terms of the requirement (structur)" in verdict.reason) is accepted
         assert not verdict.relevant or accepted
