@@ -52,7 +52,7 @@ def _evidence(unit_terms=()):
     embedder = HashingEmbedder()
     ids = [it.id for it in items]
     matrix = embedder.encode([it.text for it in items])
-    evidence = TopicEvidence(KINETICS, embedder, ids, matrix, list(range(0, len(ids), 2)),
+    evidence = TopicEvidence(KINETICS, embedder, matrix, list(range(0, len(ids), 2)),
                              TermPostings([it.text for it in items]), unit_terms)
     return items, evidence, {i: matrix[r] for r, i in enumerate(ids)}
 
@@ -74,7 +74,7 @@ def _evidence_over(requirement, groups):
              for question, count in groups for k in range(count)]
     embedder = HashingEmbedder()
     matrix = embedder.encode([it.text for it in items])
-    return items, TopicEvidence(requirement, embedder, [it.id for it in items], matrix, list(range(len(items))),
+    return items, TopicEvidence(requirement, embedder, matrix, list(range(len(items))),
                                 TermPostings([it.text for it in items]))
 
 

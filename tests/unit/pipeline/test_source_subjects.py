@@ -41,7 +41,7 @@ def _jury(requirement, items):
     embedder = HashingEmbedder()
     ids = [it.id for it in items]
     matrix = embedder.encode([it.text for it in items])
-    evidence = TopicEvidence(requirement, embedder, ids, matrix, list(range(len(ids))),
+    evidence = TopicEvidence(requirement, embedder, matrix, list(range(len(ids))),
                              TermPostings([it.text for it in items]))
     return offline_relevance_jury(evidence, {i: matrix[r] for r, i in enumerate(ids)}, RelevanceModel.packaged())
 

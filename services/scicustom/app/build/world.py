@@ -111,7 +111,7 @@ def assemble_world(components: Components, requirement: Requirement, seed: int, 
     def relevance(req: Requirement, votes: VoteResult | None) -> Sequence[RelevanceJudge]:
         voted = [catalog.by_id(u) for u in votes.units] if votes else []
         unit_terms = sorted({t for terms in exclusive_unit_terms(voted).values() for t in terms})
-        evidence = TopicEvidence(req, embedder, order, matrix, background_rows, postings, unit_terms)
+        evidence = TopicEvidence(req, embedder, matrix, background_rows, postings, unit_terms)
         return [*offline_relevance_jury(evidence, vectors, model), *llm_jury]
     progress("jury", 1, 1)
 
