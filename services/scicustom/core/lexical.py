@@ -28,9 +28,33 @@ def _stem(word: str) -> str:
     return str(_stemmer.stem(word))
 
 
+def _kept(word: str) -> bool:
+    return word not in ENGLISH_STOP_WORDS and word not in INSTRUCTION_WORDS and len(word) > 1
+
+
 def tokenize(text: str) -> list[str]:
-    return [_stem(w) for w in _WORD.findall(text.lower())
-            if w not in ENGLISH_STOP_WORDS and w not in INSTRUCTION_WORDS and len(w) > 1]
+    return [_stem(w) for w in _WORD.findall(text.lower()) if _kept(w)]
+
+
+def term_tokens(text: str, parts: bool = True) -> list[str]:
+    """`tokenize`, and each hyphenated word also as one word ("non-competitive" is "noncompetitive")
+    and, with `parts`, as its parts ("genotype-phenotype" names the genotype). For matching terms;
+    BM25 keeps `tokenize`, whose scores the builds' votes depend on."""
+    tokens = []
+    for word in _WORD.findall(text.lower()):
+        if _kept(word):
+            tokens.append(_stem(word))
+        if "-" in word:
+            split = word.split("-")
+            if parts:
+                tokens.extend(_stem(p) for p in split if _kept(p))
+            tokens.append(_stem("".join(split)))
+    return tokens
+
+
+def hyphenated_parts(text: str) -> list[list[str]]:
+    """The stemmed parts of each hyphenated word of `text`."""
+    return [[_stem(p) for p in word.split("-") if _kept(p)] for word in _WORD.findall(text.lower()) if "-" in word]
 
 
 class BM25:

@@ -2,8 +2,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from scicustom.core.lexical import BM25, tokenize
+from scicustom.core.lexical import BM25, hyphenated_parts, term_tokens, tokenize
 from scicustom.core.zero_shot_tagger import ZeroShotParams, assign_units, calibrate_threshold
 
 
@@ -34,3 +36,18 @@ def test_assign_units_threshold_margin_and_non_scientific():
     assert [t.unit_id for t in tags[0]] == ["u1", "u4"]  # max 2 units, best first
     assert [t.unit_id for t in tags[1]] == ["ns"]
     assert tags[1][0].score == pytest.approx(0.8)
+
+
+def test_term_tokens_also_read_a_hyphenated_word_as_one_word_and_as_its_parts():
+    assert term_tokens("non-competitive inhibition") == ["non-competit", "non", "competit", "noncompetit", "inhibit"]
+    assert term_tokens("genotype-phenotype", parts=False) == ["genotype-phenotyp", "genotypephenotyp"]
+    assert hyphenated_parts("solid-state and the X-ray") == [["solid", "state"], ["ray"]]
+    assert tokenize("non-competitive") == ["non-competit"]  # BM25's tokens are unchanged
+
+
+@given(st.text(alphabet="ab- ", max_size=30))
+def test_term_tokens_add_to_tokenize_and_only_for_hyphenated_words(text):
+    tokens = term_tokens(text)
+    assert set(tokenize(text)) <= set(tokens)
+    if "-" not in text:
+        assert tokens == tokenize(text)

@@ -118,6 +118,17 @@ def test_each_word_of_a_domain_of_several_is_a_field_term_alone_and_the_whole_do
     assert "insul+topolog" in evidence.matched_terms(items[6])
 
 
+def test_a_hyphenated_word_matches_written_either_way_and_its_parts_count_only_together():
+    solids = Requirement("solids", "materials", "Questions on solid-state structures and non-competitive binding.")
+    items, evidence = _evidence_over(solids, [
+        ("Which solid state structure has crystal {k}?", 3), ("Is ice {k} a solid?", 3),
+        ("Which noncompetitive binding does ligand {k} show?", 3), ("What colour is the sky over town {k}?", 200)])
+    assert frozenset({"solid", "state"}) in evidence.specific_compounds
+    assert "solid" not in evidence.specific_terms | evidence.field_terms  # never a candidate alone
+    assert "solid+state" in evidence.matched_terms(items[0]) and not evidence.matched_terms(items[3])
+    assert "noncompetit" in evidence.matched_terms(items[6])
+
+
 @pytest.mark.parametrize(("domain", "words"), [
     ("topological insulators", {"topolog", "insul"}), ("Enzyme Kinetics", {"enzym", "kinet"}),
     ("renal physiology", {"renal", "physiolog"}), ("virology", set()), ("", set()), ("the study of", set())])

@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scicustom.core.build.term_postings import TermPostings
-from scicustom.core.lexical import tokenize
+from scicustom.core.lexical import term_tokens
 
 WORDS = ["enzyme", "kinetics", "virus", "capsid", "renal", "decay"]
 
@@ -24,6 +24,6 @@ def test_rows_are_those_naming_the_stemmed_term_ascending_and_unknown_terms_have
        st.sets(st.sampled_from(WORDS), min_size=1, max_size=3))
 def test_rows_naming_all_are_exactly_the_texts_naming_every_term(texts, words):
     postings = TermPostings(texts)
-    terms = {tokenize(w)[0] for w in words}
-    expected = [r for r, t in enumerate(texts) if terms <= set(tokenize(t))]
+    terms = {term_tokens(w)[0] for w in words}
+    expected = [r for r, t in enumerate(texts) if terms <= set(term_tokens(t))]
     assert postings.rows_naming_all(sorted(terms)).tolist() == expected

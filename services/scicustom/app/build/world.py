@@ -29,6 +29,7 @@ from scicustom.core.build.relevance import (
     packaged_calibration,
 )
 from scicustom.core.build.term_postings import TermPostings
+from scicustom.core.build.unranked_subjects import UnrankedSubjects
 from scicustom.core.build.vote import VoteResult
 from scicustom.core.corpus_item import CorpusItem
 from scicustom.core.errors import PreconditionFailed
@@ -83,7 +84,9 @@ def assemble_world(components: Components, requirement: Requirement, seed: int, 
         return np.asarray(matrix[row_of[item_id]])
 
     scientific = {u.id for u in catalog.scientific()}
-    item_units = {i: [u for u, _ in units if u in scientific] for i, units in tags.items() if i in items}
+    scientific_tags = {i: [(u, s) for u, s in units if u in scientific] for i, units in tags.items() if i in items}
+    item_units = {i: [u for u, _ in units] for i, units in scientific_tags.items()}
+    unit_names = {u.id: u.name for u in catalog.scientific()}
     rankers: list[UnitRanker]
     writer: MCQWriter | None = None
     # The offline relevance jury runs in every build; with --llm-judges the requirement's LLM judges
@@ -112,7 +115,8 @@ def assemble_world(components: Components, requirement: Requirement, seed: int, 
         voted = [catalog.by_id(u) for u in votes.units] if votes else []
         unit_terms = sorted({t for terms in exclusive_unit_terms(voted).values() for t in terms})
         evidence = TopicEvidence(req, embedder, matrix, background_rows, postings, unit_terms)
-        return [*offline_relevance_jury(evidence, vectors, model), *llm_jury]
+        unranked = UnrankedSubjects(votes, scientific_tags, unit_names) if votes else None
+        return [*offline_relevance_jury(evidence, vectors, model, unranked), *llm_jury]
     progress("jury", 1, 1)
 
     def intrinsic(needed: Sequence[CorpusItem]) -> Mapping[str, tuple[float, float]]:

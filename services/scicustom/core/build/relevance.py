@@ -22,7 +22,8 @@ the topic *within its field*, and says why it voted as it did (the reason goes i
                      resources/relevance_gold (`benchmarks/bench_relevance.py --train-model`); weights packaged.
 
 The requirement's exclusions ("Avoid ...", "rather than ...") come first in every judge: an item
-closer to an exclusion than to the topic is voted irrelevant, with that reason. Next, an item whose
+closer to an exclusion than to the topic is voted irrelevant, with that reason; so is, after a vote,
+an item mainly about a unit no voting judge ranked (unranked_subjects.py). Next, an item whose
 source files it under the topic itself (MMLU `virology` for a virology requirement) is relevant in
 every judge when it names a topic term or lies clearly closer to the requirement's text than to the
 subject's bare name: the judges look for what sets a topic apart from its field, which a broad
@@ -44,8 +45,9 @@ import numpy as np
 
 from scicustom.core.build.source_subjects import filed_under_topic
 from scicustom.core.build.term_postings import TermPostings
+from scicustom.core.build.unranked_subjects import UnrankedSubjects
 from scicustom.core.corpus_item import CorpusItem
-from scicustom.core.lexical import tokenize
+from scicustom.core.lexical import hyphenated_parts, term_tokens
 from scicustom.core.requirement import Requirement
 from scicustom.core.units import KnowledgeUnit
 from scicustom.ports import Embedder
@@ -66,7 +68,7 @@ NARROWING_PHRASE_Z = 3.5
 MAX_SPECIFIC = 3           # the model sees min(specific terms, 3)
 MAX_COMPOUND = 4           # words of a concept phrase matched as one term
 # Words that are rare in a science neighbourhood but say nothing about a topic.
-GENERIC_TERMS = frozenset(tokenize(
+GENERIC_TERMS = frozenset(term_tokens(
     "requires required condition conditions outcome outcomes versus vs standard design plot plots number "
     "feature features determine relate relation relationship consideration behaviour behavior prediction "
     "predict identification role involvement consequence consequences trend trends class specific "
@@ -105,12 +107,14 @@ def requirement_exclusions(requirement: Requirement) -> list[str]:
 
 
 def concept_compounds(phrases: Sequence[str]) -> list[frozenset[str]]:
-    """The stems of each phrase of 2-4 content words, once each."""
+    """The stems of each phrase of 2-4 content words, and the parts of each hyphenated word
+    ("solid-state", "genotype-phenotype"), once each."""
     found: list[frozenset[str]] = []
     for phrase in phrases:
-        stems = frozenset(t for t in tokenize(phrase) if len(t) > 2)
-        if 2 <= len(stems) <= MAX_COMPOUND and stems not in found:
-            found.append(stems)
+        words = [term_tokens(phrase.replace("-", " ")), *hyphenated_parts(phrase)]
+        for stems in (frozenset(t for t in w if len(t) > 2) for w in words):
+            if 2 <= len(stems) <= MAX_COMPOUND and stems not in found:
+                found.append(stems)
     return found
 
 
@@ -119,13 +123,13 @@ def domain_words(domain: str) -> frozenset[str]:
     Alone, each names a class wider than the topic: the head the class the modifiers narrow
     ("insulators" of "topological insulators"), a modifier everything about it ("enzyme" of "enzyme
     kinetics", "renal" of "renal physiology": kidney stones and dialysis too)."""
-    words = frozenset(tokenize(domain))
+    words = frozenset(term_tokens(domain))
     return words if len(words) > 1 else frozenset()
 
 
 def exclusive_unit_terms(units: Sequence[KnowledgeUnit]) -> dict[str, list[str]]:
     """K_v: each unit's name and keyword tokens that no other of the given units has."""
-    tokens = {u.id: set(tokenize(" ".join([u.name, *u.keywords]))) for u in units}
+    tokens = {u.id: set(term_tokens(" ".join([u.name, *u.keywords]), parts=False)) for u in units}
     counts: Counter[str] = Counter()
     for toks in tokens.values():
         counts.update(toks)
@@ -190,7 +194,9 @@ class TopicEvidence:
         near, bg = postings.mask(int(r) for r in order), postings.mask(background_rows)
         n_near, n_bg = max(len(order), 1), max(len(background_rows), 1)
         field_words = domain_words(requirement.domain)
-        candidates = set(tokenize(requirement.topic_text)) | set(unit_terms)
+        # A hyphenated word of the requirement counts whole; its parts only together (concept_compounds):
+        # alone, "solid" of "solid-state" is school science.
+        candidates = set(term_tokens(requirement.topic_text, parts=False)) | set(unit_terms)
         # A term no item names cannot be judged by its items (nor match one): it stays specific.
         self.topicality = {t: self._topicality(sims, postings.rows(t)) for t in candidates if len(postings.rows(t))}
 
@@ -234,11 +240,11 @@ class TopicEvidence:
         }
 
     def matched_rare_terms(self, item: CorpusItem) -> list[str]:
-        return sorted(self.rare_terms.intersection(tokenize(item.text)))
+        return sorted(self.rare_terms.intersection(term_tokens(item.text)))
 
     def matched_terms(self, item: CorpusItem) -> list[str]:
         """The specific terms the item names; a compound as its stems joined by '+'."""
-        tokens = set(tokenize(item.text))
+        tokens = set(term_tokens(item.text))
         return sorted([*self.specific_terms.intersection(tokens),
                        *("+".join(sorted(c)) for c in self.specific_compounds if c <= tokens)])
 
@@ -279,14 +285,20 @@ class EvidenceJudge(ABC):
     kind = "local"
     name = "evidence"
 
-    def __init__(self, evidence: TopicEvidence, vectors: Mapping[str, np.ndarray]) -> None:
+    def __init__(self, evidence: TopicEvidence, vectors: Mapping[str, np.ndarray],
+                 unranked: UnrankedSubjects | None = None) -> None:
         self.evidence = evidence
         self._vectors = vectors
+        self._unranked = unranked
 
     def judge(self, requirement: Requirement, item: CorpusItem) -> Verdict:
         excluded = self.evidence.excluded_by(self._vectors[item.id])
         if excluded is not None:
             return Verdict(False, f"closer to the excluded {excluded!r} than to the topic")
+        elsewhere = self._unranked.of(item.id) if self._unranked is not None else []
+        if elsewhere:
+            return Verdict(False, "mainly about " + ", ".join(repr(u) for u in elsewhere)
+                           + ", which no voting judge ranked for the requirement")
         if filed_under_topic(item.subject, requirement.domain):
             filed = f"its source ({item.source}) files it under {item.subject!r}, the topic itself, and "
             found = self.evidence.matched_terms(item)
@@ -336,8 +348,9 @@ class TopicContrastJudge(EvidenceJudge):
 class RelevanceModelJudge(EvidenceJudge):
     name = "relevance-model"
 
-    def __init__(self, evidence: TopicEvidence, vectors: Mapping[str, np.ndarray], model: RelevanceModel) -> None:
-        super().__init__(evidence, vectors)
+    def __init__(self, evidence: TopicEvidence, vectors: Mapping[str, np.ndarray], model: RelevanceModel,
+                 unranked: UnrankedSubjects | None = None) -> None:
+        super().__init__(evidence, vectors, unranked)
         self._model = model
 
     def decide(self, item: CorpusItem) -> Verdict:
@@ -346,8 +359,9 @@ class RelevanceModelJudge(EvidenceJudge):
         return Verdict(verdict, f"model probability {p:.3f} {'>=' if verdict else '<'} {self._model.threshold:.3f}")
 
 
-def offline_relevance_jury(evidence: TopicEvidence, vectors: Mapping[str, np.ndarray],
-                           model: RelevanceModel) -> list[EvidenceJudge]:
-    """The three offline judges; each applies the requirement's exclusions first."""
-    return [TopicTermsJudge(evidence, vectors), TopicContrastJudge(evidence, vectors),
-            RelevanceModelJudge(evidence, vectors, model)]
+def offline_relevance_jury(evidence: TopicEvidence, vectors: Mapping[str, np.ndarray], model: RelevanceModel,
+                           unranked: UnrankedSubjects | None = None) -> list[EvidenceJudge]:
+    """The three offline judges; each applies the requirement's exclusions first, then (after a vote)
+    rejects an item mainly about a unit no voting judge ranked."""
+    return [TopicTermsJudge(evidence, vectors, unranked), TopicContrastJudge(evidence, vectors, unranked),
+            RelevanceModelJudge(evidence, vectors, model, unranked)]

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-from scicustom.core.lexical import tokenize
+from scicustom.core.lexical import term_tokens
 
 _NONE = np.zeros(0, dtype=np.int64)
 
@@ -18,7 +18,7 @@ class TermPostings:
     def __init__(self, texts: Sequence[str]) -> None:
         rows: dict[str, list[int]] = {}
         for row, text in enumerate(texts):
-            for term in set(tokenize(text)):
+            for term in set(term_tokens(text)):
                 rows.setdefault(term, []).append(row)
         self._rows = {term: np.asarray(r, dtype=np.int64) for term, r in rows.items()}
         self.n_rows = len(texts)
