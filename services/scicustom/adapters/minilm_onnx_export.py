@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -40,28 +41,37 @@ def _graph(bert: Any) -> Any:
     return LastHiddenState().eval()
 
 
+def build_once(folder: Path, build: Callable[[Path], None]) -> None:
+    """Run `build` into a folder of this process's own, then rename it to `folder` whole: a killed
+    build leaves only a `.partial-<pid>` folder, and of two processes building at once the first
+    rename wins."""
+    tmp = folder.with_name(f"{folder.name}.partial-{os.getpid()}")
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True)
+    try:
+        build(tmp)
+        tmp.rename(folder)
+    except OSError:
+        if not folder.exists():
+            raise
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def ensure_minilm_onnx(cache_dir: Path) -> Path:
     """The exported graph's path; exported on the first call (seconds), then reused."""
     target = cache_dir / minilm_onnx_name() / GRAPH_FILE
-    if target.exists():
-        return target
+    if not target.exists():
+        build_once(target.parent, _export)
+    return target
+
+
+def _export(folder: Path) -> None:
     import torch
 
-    # A folder of this process's own, renamed into place whole: a killed export leaves only a
-    # `.partial-<pid>` folder, and of two processes exporting at once the first rename wins.
-    tmp = target.parent.with_name(f"{target.parent.name}.partial-{os.getpid()}")
-    shutil.rmtree(tmp, ignore_errors=True)
-    tmp.mkdir(parents=True)
     example = (torch.ones(2, 8, dtype=torch.long), torch.ones(2, 8, dtype=torch.long),
                torch.zeros(2, 8, dtype=torch.long))
     axes = {name: {0: "batch", 1: "sequence"} for name in (*INPUTS, OUTPUT)}
-    torch.onnx.export(_graph(load_minilm()[0].auto_model), example, str(tmp / GRAPH_FILE),
+    torch.onnx.export(_graph(load_minilm()[0].auto_model), example, str(folder / GRAPH_FILE),
                       input_names=list(INPUTS), output_names=[OUTPUT], dynamic_axes=axes,
                       opset_version=OPSET, dynamo=False)
-    try:
-        tmp.rename(target.parent)
-    except OSError:
-        if not target.exists():
-            raise
-        shutil.rmtree(tmp, ignore_errors=True)
-    return target
