@@ -129,6 +129,16 @@ def test_a_hyphenated_word_matches_written_either_way_and_its_parts_count_only_t
     assert "noncompetit" in evidence.matched_terms(items[6])
 
 
+def test_a_hyphenated_word_of_the_domain_is_a_wider_class_even_with_both_its_parts():
+    buffers = Requirement("buffers", "acid-base buffers", "Questions on acid-base buffers and pKa.")
+    items, evidence = _evidence_over(buffers, [
+        ("Is the acid or the base stronger in pair {k}?", 3), ("Which acid-base buffer {k} holds pH best?", 3),
+        ("What colour is the sky over town {k}?", 400)])
+    assert frozenset({"acid", "base"}) not in evidence.specific_compounds
+    assert not evidence.matched_terms(items[0])  # acids and bases: the field
+    assert "acid+base+buffer" in evidence.matched_terms(items[3])  # the whole domain
+
+
 @pytest.mark.parametrize(("domain", "words"), [
     ("topological insulators", {"topolog", "insul"}), ("Enzyme Kinetics", {"enzym", "kinet"}),
     ("renal physiology", {"renal", "physiolog"}), ("virology", set()), ("", set()), ("the study of", set())])

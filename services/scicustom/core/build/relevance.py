@@ -214,9 +214,12 @@ class TopicEvidence:
         # A concept phrase whose words are each too common alone ("inheritance patterns", "enzyme
         # kinetics") is a term of its own where an item names all its words.
         self.specific_compounds: tuple[frozenset[str], ...] = ()
+        whole_domain = concept_compounds([requirement.domain])[:1]
         for stems in concept_compounds(self.phrases):
             if stems & self.specific_terms or stems & GENERIC_TERMS:
                 continue  # already evidence through one of its words, or says nothing
+            if whole_domain and stems < whole_domain[0]:
+                continue  # part of the domain: a wider class, as each of its words ("acid-base" of "acid-base buffers")
             rows = postings.rows_naming_all(stems)
             if len(rows) and rare(rows) and self._topicality(sims, rows) >= TERM_TOPICALITY_Z:
                 self.specific_compounds += (stems,)
