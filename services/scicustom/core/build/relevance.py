@@ -106,13 +106,18 @@ def requirement_exclusions(requirement: Requirement) -> list[str]:
     return [f for f in found if len(f) > 3]
 
 
+def phrase_stems(phrase: str) -> frozenset[str]:
+    """The content stems of a phrase, each part of a hyphenated word as a word of its own."""
+    return frozenset(t for t in term_tokens(phrase.replace("-", " ")) if len(t) > 2)
+
+
 def concept_compounds(phrases: Sequence[str]) -> list[frozenset[str]]:
     """The stems of each phrase of 2-4 content words, and the parts of each hyphenated word
     ("solid-state", "genotype-phenotype"), once each."""
     found: list[frozenset[str]] = []
     for phrase in phrases:
-        words = [term_tokens(phrase.replace("-", " ")), *hyphenated_parts(phrase)]
-        for stems in (frozenset(t for t in w if len(t) > 2) for w in words):
+        parts = [frozenset(t for t in word if len(t) > 2) for word in hyphenated_parts(phrase)]
+        for stems in (phrase_stems(phrase), *parts):
             if 2 <= len(stems) <= MAX_COMPOUND and stems not in found:
                 found.append(stems)
     return found
@@ -214,11 +219,11 @@ class TopicEvidence:
         # A concept phrase whose words are each too common alone ("inheritance patterns", "enzyme
         # kinetics") is a term of its own where an item names all its words.
         self.specific_compounds: tuple[frozenset[str], ...] = ()
-        whole_domain = concept_compounds([requirement.domain])[:1]
+        whole_domain = phrase_stems(requirement.domain)
         for stems in concept_compounds(self.phrases):
             if stems & self.specific_terms or stems & GENERIC_TERMS:
                 continue  # already evidence through one of its words, or says nothing
-            if whole_domain and stems < whole_domain[0]:
+            if stems < whole_domain:
                 continue  # part of the domain: a wider class, as each of its words ("acid-base" of "acid-base buffers")
             rows = postings.rows_naming_all(stems)
             if len(rows) and rare(rows) and self._topicality(sims, rows) >= TERM_TOPICALITY_Z:

@@ -3,7 +3,7 @@ requirement (issue 13).
 
 Each voting judge ranks its top 100 of the ontology's units for the requirement (section 2.4); a unit
 outside every judge's list is, by every judge's account, not what the requirement asks for. An item
-tagged with such a unit at least as strongly as with its best voted unit is mainly about that other
+tagged with such a unit about as strongly as with its best voted unit is mainly about that other
 subject, whatever it shares with the topic: MMLU virology's "What is urban yellow fever?" and "Lassa
 and Ebola ... what is their origin?" carry Epidemiology beside Viral infection, "HIV transmission to
 the infant" carries Pregnancy; for "structure, replication cycles, genome organization and host
