@@ -139,10 +139,19 @@ def test_a_hyphenated_word_of_the_domain_is_a_wider_class_even_with_both_its_par
     assert "acid+base+buffer" in evidence.matched_terms(items[3])  # the whole domain
 
 
+def test_a_one_word_domain_the_description_narrows_is_a_field_word():
+    light = Requirement("light", "photosynthesis", "Questions on the light reactions: photosystems and the thylakoid.")
+    items, evidence = _evidence_over(light, [
+        ("What does photosynthesis in plant {k} produce?", 3), ("Which photosystem of thylakoid {k} splits water?", 3),
+        ("What colour is the sky over town {k}?", 400)])
+    assert "photosynthesi" in evidence.field_terms and "thylakoid" in evidence.specific_terms
+    assert not evidence.matched_terms(items[0]) and "thylakoid" in evidence.matched_terms(items[3])
+
+
 @pytest.mark.parametrize(("domain", "words"), [
     ("topological insulators", {"topolog", "insul"}), ("Enzyme Kinetics", {"enzym", "kinet"}),
-    ("renal physiology", {"renal", "physiolog"}), ("virology", set()), ("", set()), ("the study of", set())])
-def test_the_domain_words_are_those_of_a_domain_of_several(domain, words):
+    ("renal physiology", {"renal", "physiolog"}), ("virology", {"virolog"}), ("", set()), ("the study of", {"studi"})])
+def test_the_domain_words_are_its_stemmed_words(domain, words):
     assert domain_words(domain) == words
 
 

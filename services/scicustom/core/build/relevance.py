@@ -10,10 +10,10 @@ the topic *within its field*, and says why it voted as it did (the reason goes i
                      items most similar to the topic) and whose items lie near the topic on average.
                      "Vmax" and "uncompetitive" are such terms; "decline", "structure" or
                      "potential", rare as they are, are named by items all over the corpus. A word
-                     of a domain of several words never counts alone: each names a wider class
-                     ("insulators", "enzymes", "renal" anything, the cell "nucleus" of "nuclear");
-                     the whole domain, and each concept phrase of the requirement, counts where an
-                     item names all its words.
+                     of the domain never counts alone: each names a wider class ("insulators",
+                     "enzymes", "renal" anything, the cell "nucleus" of "nuclear"; "photosynthesis"
+                     for its light reactions); a domain of several words, and each concept phrase
+                     of the requirement, counts where an item names all its words.
   topic-contrast     MiniLM: the item is an outlier towards the topic (z-score of its cosine over a
                      seeded background sample) *and* closer to the topic than to the centroid of the
                      topic's neighbourhood (the field the topic sits in).
@@ -124,12 +124,12 @@ def concept_compounds(phrases: Sequence[str]) -> list[frozenset[str]]:
 
 
 def domain_words(domain: str) -> frozenset[str]:
-    """The stemmed words of a domain of several words; none for a one-word domain ("virology").
-    Alone, each names a class wider than the topic: the head the class the modifiers narrow
-    ("insulators" of "topological insulators"), a modifier everything about it ("enzyme" of "enzyme
-    kinetics", "renal" of "renal physiology": kidney stones and dialysis too)."""
-    words = frozenset(term_tokens(domain))
-    return words if len(words) > 1 else frozenset()
+    """The stemmed words of the domain. Alone, each names a class at least as wide as the topic: the
+    head the class the modifiers narrow ("insulators" of "topological insulators"), a modifier
+    everything about it ("enzyme" of "enzyme kinetics", "renal" of "renal physiology": kidney stones
+    and dialysis too), a one-word domain all of the field the description narrows ("photosynthesis"
+    for the light reactions: "What does photosynthesis produce?" is not about them)."""
+    return frozenset(term_tokens(domain))
 
 
 def exclusive_unit_terms(units: Sequence[KnowledgeUnit]) -> dict[str, list[str]]:
