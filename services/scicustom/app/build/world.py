@@ -115,7 +115,9 @@ def assemble_world(components: Components, requirement: Requirement, seed: int, 
         voted = [catalog.by_id(u) for u in votes.units] if votes else []
         unit_terms = sorted({t for terms in exclusive_unit_terms(voted).values() for t in terms})
         evidence = TopicEvidence(req, embedder, matrix, background_rows, postings, unit_terms)
-        unranked = UnrankedSubjects(votes, scientific_tags, unit_names) if votes else None
+        # The local voting judges each rank their top 100 units; an LLM judge names only the few tags
+        # it chooses, which says nothing against the others: no veto after an LLM vote.
+        unranked = UnrankedSubjects(votes, scientific_tags, unit_names) if votes and not jury.llm_judges else None
         return [*offline_relevance_jury(evidence, vectors, model, unranked), *llm_jury]
     progress("jury", 1, 1)
 

@@ -1,8 +1,9 @@
 """What else an item is about: the units it is tagged with that no voting judge ranked for the
 requirement (issue 13).
 
-Each voting judge ranks its top 100 of the ontology's units for the requirement (section 2.4); a unit
-outside every judge's list is, by every judge's account, not what the requirement asks for. An item
+Each local voting judge ranks its top 100 of the ontology's units for the requirement (section 2.4;
+local_judges.MAX_RANKED); a unit outside every judge's list is, by every judge's account, not what the
+requirement asks for. (An LLM voting judge names only the few tags it chooses: no such list.) An item
 tagged with such a unit about as strongly as with its best voted unit is mainly about that other
 subject, whatever it shares with the topic: MMLU virology's "What is urban yellow fever?" and "Lassa
 and Ebola ... what is their origin?" carry Epidemiology beside Viral infection, "HIV transmission to
