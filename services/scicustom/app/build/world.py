@@ -83,10 +83,9 @@ def assemble_world(components: Components, requirement: Requirement, seed: int, 
     def vector(item_id: str) -> np.ndarray:
         return np.asarray(matrix[row_of[item_id]])
 
-    scientific = {u.id for u in catalog.scientific()}
-    scientific_tags = {i: [(u, s) for u, s in units if u in scientific] for i, units in tags.items() if i in items}
-    item_units = {i: [u for u, _ in units] for i, units in scientific_tags.items()}
     unit_names = {u.id: u.name for u in catalog.scientific()}
+    scientific_tags = {i: [(u, s) for u, s in units if u in unit_names] for i, units in tags.items() if i in items}
+    item_units = {i: [u for u, _ in units] for i, units in scientific_tags.items()}
     rankers: list[UnitRanker]
     writer: MCQWriter | None = None
     # The offline relevance jury runs in every build; with --llm-judges the requirement's LLM judges
