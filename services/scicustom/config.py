@@ -47,7 +47,8 @@ class Settings(BaseSettings):
     # the corpus under its own name; the index records which one it was built with and refuses the
     # others (bootstrap.Context.current_index).
     embedder: Literal["minilm", "minilm-onnx", "minilm-int8", "minilm-q8"] = "minilm"
-    embed_threads: int = Field(default=0, ge=0, description="ONNX Runtime threads of the ONNX embedders; 0: per core")
+    embed_threads: int = Field(default=0, ge=0, description="ONNX Runtime threads of the ONNX embedders "
+                               "(minilm-q8: one-thread runs side by side); 0: per core")
     # Batch sizes for the local models.
     embed_batch: int = 64
     # The tag worker reads the vectors stored under its embedder's name once and embeds only the

@@ -60,6 +60,12 @@ def test_a_vector_does_not_depend_on_its_neighbours(q8: OnnxMiniLMEmbedder) -> N
     assert q8.encode([]).shape == (0, 384)
 
 
+def test_runs_side_by_side_give_the_vectors_of_runs_one_at_a_time(q8: OnnxMiniLMEmbedder, cache: Path) -> None:
+    one_at_a_time = OnnxMiniLMEmbedder.q8(cache, threads=1).encode(TEXTS)
+    np.testing.assert_array_equal(OnnxMiniLMEmbedder.q8(cache, threads=3).encode(TEXTS), one_at_a_time)
+    np.testing.assert_array_equal(q8.encode(TEXTS), one_at_a_time)
+
+
 def test_derived_once_under_a_name_that_carries_the_derivation(q8: OnnxMiniLMEmbedder, cache: Path) -> None:
     folder = cache / minilm_q8_name()
     made = (folder / GRAPH_FILE).stat().st_mtime_ns
