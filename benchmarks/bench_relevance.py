@@ -1,6 +1,7 @@
 """Relevance benchmark (issue 13): each offline relevance judge's and the jury's precision/recall on
 the labelled development set (services/scicustom/resources/relevance_gold/devset.jsonl, RUBRIC.md),
-split by requirement into `dev` (the relevance model was trained there) and `heldout`.
+split by requirement into `dev` (the relevance model was trained there), `heldout` and `fresh`
+(requirements written after the judges, never tuned on).
 
 The judges are exactly the ones a build uses: the world of SCICUSTOM_HOME (corpus, embeddings,
 current unit index), the build's vote for each requirement (its K_v keywords feed topic-terms), and
@@ -11,7 +12,7 @@ gate is measured on the items of the set labelled `malformed` by reading.
     SCICUSTOM_HOME=... .venv/bin/python benchmarks/bench_relevance.py [--write-calibration] [--train-model]
 
 --train-model      fit the relevance model on the dev split (writes resources/relevance_gold/model.json)
---write-calibration  write the jury's measured precision (held-out split) for the validity estimate
+--write-calibration  write the jury's measured precision (held-out and fresh splits) for the validity estimate
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from scicustom.core.build.local_judges import local_relevance_jury
 from scicustom.core.build.pipeline import BuildPipeline
 from scicustom.core.build.quality_gate import quality_gate
 from scicustom.core.build.relevance import RelevanceModel, RelevanceModelJudge
-from scicustom.core.build.validity import judge_with_reason
+from scicustom.core.build.validity import between_requirement_concentration, judge_with_reason
 from scicustom.core.build.vote import VoteResult
 from scicustom.core.errors import InvalidInput
 from scicustom.core.requirement import Requirement, requirement_from_mapping
@@ -39,6 +40,8 @@ from scicustom.core.requirement import Requirement, requirement_from_mapping
 RESOURCES = Path(__file__).resolve().parents[1] / "services/scicustom/resources"
 GOLD = RESOURCES / "relevance_gold"
 OFFLINE = ("topic-terms", "topic-contrast", "relevance-model")
+SPLITS = ("dev", "heldout", "fresh")
+UNTUNED = ("heldout", "fresh")  # the calibration's splits: requirements no judge was tuned on
 
 
 def load_requirements() -> dict[str, Requirement]:
@@ -103,7 +106,7 @@ def majority(votes: Mapping[str, bool], names: Sequence[str]) -> bool:
 
 def table(rows: Sequence[dict[str, Any]]) -> list[str]:
     lines = [f"{'judge':<22}{'split':<9}{'pairs':>6}{'pos':>5}{'precision':>11}{'recall':>8}{'accepted':>10}"]
-    for split in ("dev", "heldout", "all"):
+    for split in (*SPLITS, "all"):
         sel = [r for r in rows if split == "all" or r["split"] == split]
         gold = [bool(r["relevant"]) for r in sel]
         columns: list[tuple[str, list[bool]]] = [(n, [bool(r["votes"][n]) for r in sel]) for n in OFFLINE]
@@ -118,22 +121,29 @@ def table(rows: Sequence[dict[str, Any]]) -> list[str]:
 
 
 def calibration(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    held = [r for r in rows if r["split"] == "heldout"]
+    """The jury's precision on the splits nothing was tuned on, by agreement level, and the spread
+    of its precision between their requirements (validity.py turns both into a build's estimate)."""
+    held = [r for r in rows if r["split"] in UNTUNED]
     by_level: dict[str, dict[str, int]] = {}
+    per_requirement: dict[str, dict[str, int]] = {}
     for r in held:
         level = sum(bool(r["votes"][n]) for n in OFFLINE)
         if level * 2 <= len(OFFLINE):
             continue
-        counts = by_level.setdefault(str(level), {"tp": 0, "fp": 0})
-        counts["tp" if r["relevant"] else "fp"] += 1
+        for counts in (by_level.setdefault(str(level), {"tp": 0, "fp": 0}),
+                       per_requirement.setdefault(r["requirement"], {"tp": 0, "fp": 0})):
+            counts["tp" if r["relevant"] else "fp"] += 1
     jury = {"tp": sum(c["tp"] for c in by_level.values()), "fp": sum(c["fp"] for c in by_level.values())}
+    concentration = between_requirement_concentration((c["tp"], c["fp"]) for c in per_requirement.values())
     per_judge = {}
     for n in OFFLINE:
         tp = sum(1 for r in held if r["votes"][n] and r["relevant"])
         fp = sum(1 for r in held if r["votes"][n] and not r["relevant"])
         per_judge[n] = {"tp": tp, "fp": fp}
-    return {"source": "benchmarks/bench_relevance.py on the held-out split of resources/relevance_gold",
+    return {"source": "benchmarks/bench_relevance.py on the held-out and fresh splits of resources/relevance_gold",
             "judges": list(OFFLINE), "jury": jury, "jury_by_agreement": by_level, "per_judge": per_judge,
+            "between_requirements": {"concentration": round(concentration, 3),
+                                     "jury_by_requirement": dict(sorted(per_requirement.items()))},
             "n_pairs": len(held)}
 
 
@@ -171,7 +181,7 @@ def gate_measure(ctx: Context, gold: Sequence[dict[str, Any]]) -> list[str]:
     ids, matrix = ctx.corpus.load_embeddings(ctx.embedder.name)
     row = {i: r for r, i in enumerate(ids)}
     lines = []
-    for name in ("dev", "heldout"):
+    for name in SPLITS:
         sel = [g for g in gold if g["split"] == name and g["item_id"] in items]
         seen: set[str] = set()
         uniq = [g for g in sel if not (g["item_id"] in seen or seen.add(g["item_id"]))]  # type: ignore[func-returns-value]

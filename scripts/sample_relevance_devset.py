@@ -6,6 +6,7 @@ what a lexical build retrieves (BM25 top items) and same-field distractors (Mini
 seeded). Labels are added by a person reading each item; see RUBRIC.md.
 
     SCICUSTOM_HOME=... .venv/bin/python scripts/sample_relevance_devset.py OUT.jsonl
+    ... scripts/sample_relevance_devset.py OUT.jsonl --split fresh --requirements FILE.yaml ...
 """
 
 from __future__ import annotations
@@ -27,11 +28,13 @@ TOP_EMBED, TOP_LEXICAL, FIELD = 12, 8, 5
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("out", type=Path)
+    parser.add_argument("--requirements", type=Path, nargs="*", help="only these requirement files")
+    parser.add_argument("--split", help="the split of every pair (otherwise set when labelling)")
     args = parser.parse_args()
     import yaml
 
-    files = (sorted((ROOT / "requirements").glob("*.yaml"))
-             + sorted((ROOT / "relevance_gold/requirements").glob("*.yaml")))
+    files = args.requirements or (sorted((ROOT / "requirements").glob("*.yaml"))
+                                  + sorted((ROOT / "relevance_gold/requirements").glob("*.yaml")))
     ctx = Context.from_environment()
     items = {it.id: it for it in ctx.corpus.load_items()}
     ids, matrix = ctx.corpus.load_embeddings(ctx.embedder.name)
@@ -55,6 +58,7 @@ def main() -> None:
         for i, pool in picked:
             it = items[ids[i]]
             rows.append({"requirement": f.stem, "item_id": it.id, "pool": pool, "source": it.source,
+                         "licence": it.licence, **({"split": args.split} if args.split else {}),
                          "question": it.question, "options": list(it.options), "answer": it.answer})
     args.out.write_text("".join(json.dumps(r) + "\n" for r in rows))
     print(len(rows))

@@ -22,7 +22,7 @@ from scicustom.core.build.relevance import (
     requirement_exclusions,
 )
 from scicustom.core.build.term_postings import TermPostings
-from scicustom.core.build.validity import estimate_validity
+from scicustom.core.build.validity import between_requirement_concentration, estimate_validity
 from scicustom.core.build.vote import prefer_specific
 from scicustom.core.corpus_item import make_item
 from scicustom.core.requirement import Requirement
@@ -150,9 +150,20 @@ def test_a_one_word_domain_the_description_narrows_is_a_field_word():
 
 @pytest.mark.parametrize(("domain", "words"), [
     ("topological insulators", {"topolog", "insul"}), ("Enzyme Kinetics", {"enzym", "kinet"}),
-    ("renal physiology", {"renal", "physiolog"}), ("virology", {"virolog"}), ("", set()), ("the study of", {"studi"})])
-def test_the_domain_words_are_its_stemmed_words(domain, words):
-    assert domain_words(domain) == words
+    ("renal physiology", {"renal", "physiolog"}), ("virology", {"virolog"}), ("the study of", {"studi"}),
+    ("gas laws", {"ga", "gase", "law"})])  # the stemmer makes "gas" "ga" but "gases" "gase"
+def test_the_domain_words_are_its_stemmed_words_singular_and_plural(domain, words):
+    assert words <= domain_words(domain)
+    assert domain_words("") == frozenset()
+
+
+def test_a_plural_of_a_domain_word_is_a_field_word_too():
+    gas = Requirement("gas", "gas laws", "Questions on Boyle's law and the deviations of real gases from ideality.")
+    items, evidence = _evidence_over(gas, [
+        ("Gases in jar {k} have no definite shape or what?", 3), ("What does Boyle's law say of piston {k}?", 3),
+        ("What colour is the sky over town {k}?", 400)])
+    assert "gase" in evidence.field_terms and "boyl" in evidence.specific_terms
+    assert not evidence.matched_terms(items[0]) and "boyl" in evidence.matched_terms(items[3])
 
 
 def test_an_item_closer_to_an_exclusion_is_voted_irrelevant_by_every_offline_judge_with_the_reason():
@@ -251,6 +262,37 @@ def test_a_long_stem_asked_again_is_a_near_duplicate_whatever_its_options_a_shor
     vectors = np.eye(len(items), dtype=np.float32)  # no two alike by embedding: the stems decide
     passed, counts = quality_gate(items, list(vectors))
     assert passed == [0, 2, 3, 4] and counts["dropped"]["near-duplicate"] == 1
+
+
+def test_the_spread_between_requirements_is_small_when_they_agree_and_large_when_they_differ():
+    assert between_requirement_concentration([(8, 2)] * 10) > 500
+    assert between_requirement_concentration([(10, 0), (0, 10)] * 3) < 1
+    with pytest.raises(ValueError):
+        between_requirement_concentration([(0, 0)])
+
+
+def test_a_spread_between_requirements_widens_the_interval():
+    votes = [{"x": True, "y": True, "z": True}] * 40
+    pooled = {"judges": ["x", "y", "z"], "jury": {"tp": 70, "fp": 30},
+              "jury_by_agreement": {"3": {"tp": 70, "fp": 30}}}
+    agreeing = estimate_validity(votes, {**pooled, "between_requirements": {"concentration": 1000.0}})
+    differing = estimate_validity(votes, {**pooled, "between_requirements": {"concentration": 3.0}})
+    assert agreeing["estimated_on_topic"] == differing["estimated_on_topic"] == pytest.approx(71 / 102, abs=1e-4)
+    (lo_a, hi_a), (lo_d, hi_d) = agreeing["ci95"], differing["ci95"]
+    assert lo_d < lo_a < 0.7 < hi_a < hi_d
+    assert lo_a > 0.5 and hi_a < 0.87  # binomial noise of 40 items and the pooled counts' own error only
+    assert lo_d < 0.35 and hi_d > 0.95
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 150), st.integers(0, 60), st.integers(0, 60), st.floats(0.5, 1000.0))
+def test_the_interval_is_a_pair_of_shares(n, tp, fp, concentration):
+    calibration = {"judges": ["x"], "jury": {"tp": tp, "fp": fp}, "jury_by_agreement": {"1": {"tp": tp, "fp": fp}},
+                   "between_requirements": {"concentration": concentration}}
+    lo, hi = estimate_validity([{"x": True}] * n, calibration)["ci95"]
+    assert 0.0 <= lo <= hi <= 1.0
+    for share in (lo, hi):  # a count of on-topic items, as a share rounded to 4 decimals
+        assert abs(share * n - round(share * n)) <= n * 5e-5 + 1e-9
 
 
 def test_validity_is_a_share_with_an_interval_from_the_calibration():

@@ -128,8 +128,15 @@ def domain_words(domain: str) -> frozenset[str]:
     head the class the modifiers narrow ("insulators" of "topological insulators"), a modifier
     everything about it ("enzyme" of "enzyme kinetics", "renal" of "renal physiology": kidney stones
     and dialysis too), a one-word domain all of the field the description narrows ("photosynthesis"
-    for the light reactions: "What does photosynthesis produce?" is not about them)."""
-    return frozenset(term_tokens(domain))
+    for the light reactions: "What does photosynthesis produce?" is not about them). Each word in its
+    regular singular and plural forms too, which the stemmer does not always join ("gas" is "ga",
+    "gases" "gase")."""
+    forms = []
+    for word in re.findall(r"[a-z0-9]+", domain.lower()):
+        forms += [word, word + "s", word + "es"]
+        forms += [word[:-1]] if word.endswith("s") else []
+        forms += [word[:-2]] if word.endswith("es") else []
+    return frozenset(term_tokens(" ".join(forms)))
 
 
 def exclusive_unit_terms(units: Sequence[KnowledgeUnit]) -> dict[str, list[str]]:
