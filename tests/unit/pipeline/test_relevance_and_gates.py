@@ -185,9 +185,31 @@ def test_exclusive_keywords_are_those_no_other_voted_unit_has():
 
 def test_the_packaged_model_loads_and_is_monotone_in_its_evidence():
     model = RelevanceModel.packaged()
-    low = {"z": 1.0, "phrase_z": 1.0, "specific_terms": 0.0, "contrast": -0.05}
-    high = {"z": 6.0, "phrase_z": 6.0, "specific_terms": 2.0, "contrast": 0.1}
+    assert model.features == RelevanceModel.FEATURES
+    low = {"z": 1.0, "phrase_z": 1.0, "specific_terms": 0.0, "contrast": -0.05, "top_unit": 0.0}
+    high = {"z": 6.0, "phrase_z": 6.0, "specific_terms": 2.0, "contrast": 0.1, "top_unit": 1.0}
     assert 0 <= model.probability(low) < model.probability(high) <= 1
+    assert model.probability(low) < model.probability({**low, "top_unit": 1.0})
+
+
+def test_a_model_names_the_features_its_weights_are_for():
+    four = RelevanceModel.from_record({"weights": [1, 0, 0, 0], "bias": 0, "threshold": 0.5})
+    assert four.features == ("z", "phrase_z", "specific_terms", "contrast")
+    assert four.probability({"z": 2.0, "phrase_z": 9.0, "specific_terms": 9.0, "contrast": 9.0}) == pytest.approx(
+        1 / (1 + np.exp(-2.0)))
+    for bad in ({"weights": [1, 2], "bias": 0, "threshold": 0.5},
+                {"weights": [1], "bias": 0, "threshold": 0.5, "features": ["colour"]}):
+        with pytest.raises(ValueError):
+            RelevanceModel.from_record(bad)
+
+
+def test_the_model_sees_whether_an_item_carries_one_of_the_votes_top_units():
+    items = [make_item("t", "CC0", "s", f"Which enzyme digests substrate {k}?", ["a", "b"], 0) for k in range(4)]
+    embedder = HashingEmbedder()
+    matrix = embedder.encode([it.text for it in items])
+    evidence = TopicEvidence(KINETICS, embedder, matrix, [0, 1, 2, 3], TermPostings([it.text for it in items]),
+                             top_unit_items=frozenset({items[1].id}))
+    assert [evidence.features(it, matrix[k])["top_unit"] for k, it in enumerate(items)] == [0.0, 1.0, 0.0, 0.0]
 
 
 def test_broad_ancestors_give_way_to_specific_units_unless_the_requirement_names_them():

@@ -22,6 +22,7 @@ from scicustom.core.build.local_judges import (
 )
 from scicustom.core.build.pipeline import BuildWorld
 from scicustom.core.build.relevance import (
+    TOP_VOTED_UNITS,
     RelevanceModel,
     TopicEvidence,
     exclusive_unit_terms,
@@ -113,7 +114,9 @@ def assemble_world(components: Components, requirement: Requirement, seed: int, 
     def relevance(req: Requirement, votes: VoteResult | None) -> Sequence[RelevanceJudge]:
         voted = [catalog.by_id(u) for u in votes.units] if votes else []
         unit_terms = sorted({t for terms in exclusive_unit_terms(voted).values() for t in terms})
-        evidence = TopicEvidence(req, embedder, matrix, background_rows, postings, unit_terms)
+        top = set(votes.units[:TOP_VOTED_UNITS]) if votes else set()
+        top_items = frozenset(i for i, units in item_units.items() if top.intersection(units))
+        evidence = TopicEvidence(req, embedder, matrix, background_rows, postings, unit_terms, top_items)
         # The local voting judges each rank their top 100 units; an LLM judge names only the few tags
         # it chooses, which says nothing against the others: no veto after an LLM vote.
         unranked = UnrankedSubjects(votes, scientific_tags, unit_names) if votes and not jury.llm_judges else None

@@ -18,8 +18,9 @@ the topic *within its field*, and says why it voted as it did (the reason goes i
                      seeded background sample) *and* closer to the topic than to the centroid of the
                      topic's neighbourhood (the field the topic sits in).
   relevance-model    a logistic model over those signals (z, phrase z, specific-term count,
-                     contrast), trained on the labelled development split of
-                     resources/relevance_gold (`benchmarks/bench_relevance.py --train-model`); weights packaged.
+                     contrast) and whether the tagger gives the item one of the vote's top 3 units,
+                     trained on the labelled development split of resources/relevance_gold
+                     (`benchmarks/bench_relevance.py --train-model`); weights packaged.
 
 The requirement's exclusions ("Avoid ...", "rather than ...") come first in every judge: an item
 closer to an exclusion than to the topic is voted irrelevant, with that reason; so is, after a vote,
@@ -66,6 +67,7 @@ EXCLUSION_MARGIN = 0.02    # veto when cos(item, exclusion) > cos(item, topic) +
 NARROWING_MARGIN = 0.15
 NARROWING_PHRASE_Z = 3.5
 MAX_SPECIFIC = 3           # the model sees min(specific terms, 3)
+TOP_VOTED_UNITS = 3        # ... and whether the item is tagged with one of the vote's first 3 units
 MAX_COMPOUND = 4           # words of a concept phrase matched as one term
 # Words that are rare in a science neighbourhood but say nothing about a topic.
 GENERIC_TERMS = frozenset(term_tokens(
@@ -150,23 +152,28 @@ def exclusive_unit_terms(units: Sequence[KnowledgeUnit]) -> dict[str, list[str]]
 
 @dataclass(frozen=True)
 class RelevanceModel:
-    """Logistic model weights; features in `FEATURES` order."""
+    """Logistic model weights, one per name of `features` (a subset of the evidence's `FEATURES`)."""
 
     weights: tuple[float, ...]
     bias: float
     threshold: float
     trained_on: str = ""
+    features: tuple[str, ...] = ("z", "phrase_z", "specific_terms", "contrast")
 
-    FEATURES = ("z", "phrase_z", "specific_terms", "contrast")
+    FEATURES = ("z", "phrase_z", "specific_terms", "contrast", "top_unit")  # what TopicEvidence.features gives
+
+    def __post_init__(self) -> None:
+        if len(self.weights) != len(self.features) or not set(self.features) <= set(self.FEATURES):
+            raise ValueError(f"a weight per feature of {self.FEATURES} is needed, got {self.features}")
 
     def probability(self, features: Mapping[str, float]) -> float:
-        x = sum(w * features[f] for w, f in zip(self.weights, self.FEATURES, strict=True)) + self.bias
+        x = sum(w * features[f] for w, f in zip(self.weights, self.features, strict=True)) + self.bias
         return float(1 / (1 + np.exp(-x)))
 
     @classmethod
     def from_record(cls, record: Mapping[str, Any]) -> RelevanceModel:
         return cls(tuple(float(w) for w in record["weights"]), float(record["bias"]), float(record["threshold"]),
-                   str(record.get("trained_on", "")))
+                   str(record.get("trained_on", "")), tuple(record.get("features", cls.features)))
 
     @classmethod
     def packaged(cls) -> RelevanceModel:
@@ -185,9 +192,12 @@ class TopicEvidence:
     """Everything the offline judges know about one requirement; features of an item on demand."""
 
     def __init__(self, requirement: Requirement, embedder: Embedder, corpus_matrix: np.ndarray,
-                 background_rows: Sequence[int], postings: TermPostings, unit_terms: Sequence[str] = ()) -> None:
-        """`corpus_matrix`, `background_rows` and `postings` index the same rows (the world's item order)."""
+                 background_rows: Sequence[int], postings: TermPostings, unit_terms: Sequence[str] = (),
+                 top_unit_items: frozenset[str] = frozenset()) -> None:
+        """`corpus_matrix`, `background_rows` and `postings` index the same rows (the world's item order);
+        `top_unit_items`: the items tagged with one of the vote's top units (TOP_VOTED_UNITS)."""
         self.requirement = requirement
+        self.top_unit_items = top_unit_items
         self.phrases = requirement_phrases(requirement)
         self.exclusions = requirement_exclusions(requirement)
         encoded = embedder.encode([requirement.topic_text, requirement.domain, *self.phrases, *self.exclusions])
@@ -252,6 +262,7 @@ class TopicEvidence:
             "phrase_z": self.phrase_z(vector),
             "specific_terms": float(min(len(found), MAX_SPECIFIC)),
             "contrast": cos - float(vector @ self.field),
+            "top_unit": float(item.id in self.top_unit_items),
         }
 
     def matched_rare_terms(self, item: CorpusItem) -> list[str]:
