@@ -110,7 +110,8 @@ class OnnxMiniLMEmbedder:
         row would move with its neighbours (cosine 0.990 between batched and lone vectors) and a
         stored vector would depend on what was embedded beside it. Alone is also the fastest. A
         short text keeps two ONNX Runtime threads poorly busy: one-thread runs side by side embed
-        1.13x as many texts per second on 2 cores (170 against 150), the same vectors bit for bit."""
+        1.13x as many texts per second on 2 cores (benchmarks/bench_first_run.py: 159 against 141),
+        the same vectors bit for bit."""
         runs = threads or os.cpu_count() or 1
         return cls(ensure_minilm_q8(cache_dir), minilm_q8_name(), batch_size=1, threads=1, parallel_runs=runs)
 

@@ -114,8 +114,7 @@ def assemble_world(components: Components, requirement: Requirement, seed: int, 
     def relevance(req: Requirement, votes: VoteResult | None) -> Sequence[RelevanceJudge]:
         voted = [catalog.by_id(u) for u in votes.units] if votes else []
         unit_terms = sorted({t for terms in exclusive_unit_terms(voted).values() for t in terms})
-        top = set(votes.units[:TOP_VOTED_UNITS]) if votes else set()
-        top_items = frozenset(i for i, units in item_units.items() if top.intersection(units))
+        top_items = frozenset(index.items_with_units(votes.units[:TOP_VOTED_UNITS])) if votes else frozenset()
         evidence = TopicEvidence(req, embedder, matrix, background_rows, postings, unit_terms, top_items)
         # The local voting judges each rank their top 100 units; an LLM judge names only the few tags
         # it chooses, which says nothing against the others: no veto after an LLM vote.

@@ -23,6 +23,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
+from scicustom.core.build.relevance import TOP_VOTED_UNITS
 from scicustom.core.corpus_item import CorpusItem
 from scicustom.core.lexical import BM25
 from scicustom.core.requirement import Requirement
@@ -30,7 +31,6 @@ from scicustom.core.units import KnowledgeUnit
 from scicustom.ports import Embedder
 
 MAX_RANKED = 100  # the paper's judges return at most the top 100 tags
-TOP_UNITS = 3      # voted units specific enough for the top-units relevance judge
 # An embedding judge abstains unless its best unit is a clear outlier among all units (z-score of
 # the cosine). The 12 packaged requirements score 4.4-6.4 on MiniLM; nonsense and off-science text 2.9-3.4.
 MIN_TOP_Z = 4.0
@@ -162,5 +162,5 @@ def local_relevance_jury(
         ThresholdRelevanceJudge(name, fn, np.array([fn(it) for it in background]), quantile)
         for name, fn in (("minilm-item", cosine_req), ("bm25-item", lexical))
     ]
-    judges.append(TopUnitsJudge(voted_units[:TOP_UNITS], item_units))
+    judges.append(TopUnitsJudge(voted_units[:TOP_VOTED_UNITS], item_units))
     return judges

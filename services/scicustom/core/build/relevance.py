@@ -68,6 +68,7 @@ NARROWING_MARGIN = 0.15
 NARROWING_PHRASE_Z = 3.5
 MAX_SPECIFIC = 3           # the model sees min(specific terms, 3)
 TOP_VOTED_UNITS = 3        # ... and whether the item is tagged with one of the vote's first 3 units
+                           # (as the earlier jury's top-units judge, local_judges.py, asked)
 MAX_COMPOUND = 4           # words of a concept phrase matched as one term
 # Words that are rare in a science neighbourhood but say nothing about a topic.
 GENERIC_TERMS = frozenset(term_tokens(
