@@ -90,7 +90,8 @@ def _render(summary: dict[str, Any], result: BuildResult) -> str:
         lo, hi = validity["ci95"]
         accepted = ", ".join(f"{k} {v:.0%}" for k, v in validity["judge_acceptance"].items())
         lines.append(f"validity     estimated on topic {validity['estimated_on_topic']:.0%} "
-                     f"(95% CI {lo:.0%}-{hi:.0%}); judges accepted {accepted}")
+                     f"(95% interval {lo:.0%}-{hi:.0%}, the spread between requirements included); "
+                     f"judges accepted {accepted}")
     dropped = {k: v for k, v in (summary.get("quality_gate") or {}).get("dropped", {}).items() if v}
     if dropped:
         lines.append("quality gate dropped " + ", ".join(f"{k} {v}" for k, v in dropped.items()))
