@@ -11,9 +11,12 @@ per-step rates from the batches' reports: embedding (MiniLM), tagging (zero-shot
 it for the items that can enter a subset (benchmarks/bench_cold_build.py). Servers are stopped by
 PID at the end. Writes benchmarks/results/ingest.json with the machine info.
 
-With SCICUSTOM_EMBEDDER set to another embedder (minilm-q8), writes ingest-<embedder>.json instead.
+With SCICUSTOM_EMBEDDER set to another embedder (minilm-q8), writes ingest-<embedder>.json instead;
+with another --batch, ingest[-<embedder>]-batch<N>.json. The corpus import (and `make dev-up`) sends
+batches of 1,000: `--items 4000 --batch 1000` is its case; fewer, smaller batches pay the per-batch
+Kafka and S3 round trips more often.
 
-Run: python benchmarks/bench_ingest.py [--items 400] [--batch 100]
+Run: python benchmarks/bench_ingest.py [--items 400] [--batch 100]   (make bench: --items 800)
 """
 
 from __future__ import annotations
@@ -64,6 +67,7 @@ SOURCES = ["mmlu", "medmcqa", "sciq", "arc"]
 CALIBRATION_ITEMS = 200  # MMLU items the zero-shot threshold is calibrated on, as `corpus tag` does
 WARM_UP = 16
 STEPS = ("embedding", "tagging", "quality", "indexing")
+DEFAULT_BATCH = 100
 
 
 def read_items(n: int) -> list[CorpusItem]:
@@ -129,7 +133,8 @@ def through_kafka(ctx: Context, batches: list[list[CorpusItem]]) -> tuple[float,
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--items", type=int, default=400)
-    parser.add_argument("--batch", type=int, default=100, help="items per batch (at most 1000)")
+    parser.add_argument("--batch", type=int, default=DEFAULT_BATCH, help="items per batch (at most 1000, as "
+                        "the corpus import's batches)")
     args = parser.parse_args()
     items = read_items(args.items)
     batches = chunks(items, args.batch)
@@ -164,8 +169,10 @@ def main() -> None:
     print(f"{'per-step items/s':<22}" + "".join(f"{s:>12}" for s in STEPS))
     for label, steps in (("in-process", base_steps), ("kafka workers", kafka_steps)):
         print(f"{label:<22}" + "".join(f"{steps[s]:>12.1f}" for s in STEPS))
-    # Another embedder (SCICUSTOM_EMBEDDER) is another figure, beside the default's.
-    out = RESULTS if embedder == "minilm" else RESULTS.with_name(f"ingest-{embedder}.json")
+    # Another embedder (SCICUSTOM_EMBEDDER) or batch size is another figure, beside the default's.
+    suffix = ("" if embedder == "minilm" else f"-{embedder}") + (
+        "" if args.batch == DEFAULT_BATCH else f"-batch{args.batch}")
+    out = RESULTS.with_name(f"ingest{suffix}.json")
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps({
         "benchmark": "ingest", "date": datetime.now(UTC).isoformat(timespec="seconds"),
