@@ -5,6 +5,10 @@ same real corpus texts, labels, batches and seed. Both compute the same function
 tests/unit/tagger/test_packed_training.py checks logits and gradients), so their per-epoch losses
 should track each other; both are printed.
 
+Then the default ensemble (TrainConfig().members(), 3 networks) on the same data: its members one after
+another on this process's torch threads (how they trained before) against `train_members`, one
+process per member on one thread each, side by side.
+
 Texts are corpus items of SCICUSTOM_HOME, labelled with the current tagger's stored tags (what the
 network learns does not change its cost). Settings: BENCH_TRAIN_ITEMS (default 20000),
 BENCH_TRAIN_EPOCHS (default 2). Writes benchmarks/results/tagger_training.json.
@@ -26,8 +30,15 @@ from torch import nn
 
 from scicustom.adapters.minilm_token_vectors import distil_token_vectors
 from scicustom.adapters.packaged_models import minilm_path
+from scicustom.adapters.torch_member_training import MemberData, train_members
+from scicustom.adapters.torch_tagger_loop import (
+    descend,
+    length_batches,
+    optimisers,
+    start_at_label_priors,
+    train_tagger,
+)
 from scicustom.adapters.torch_tagger_network import StaticTokenTagger, idf_log_weights
-from scicustom.adapters.torch_tagger_trainer import _batches, descend, optimisers, start_at_label_priors, train_tagger
 from scicustom.adapters.wordpiece_tokenizer import MAX_TOKENS, WordPieceTokenizer, pad_ids
 from scicustom.bootstrap import Context
 from scicustom.core.tagger_training.train_config import TrainConfig
@@ -50,7 +61,7 @@ def padded_training(model: StaticTokenTagger, rows: list[list[int]], labels: lis
     model.train()
     for _ in range(config.epochs):
         total = 0.0
-        for batch in _batches(lengths, config.batch_size, rng):
+        for batch in length_batches(lengths, config.batch_size, rng):
             ids, mask = pad_ids([rows[i] for i in batch])
             ids_t, mask_t = torch.from_numpy(ids), torch.from_numpy(mask)
             dropped = mask_t * (torch.rand(mask_t.shape) >= config.token_dropout)
@@ -90,13 +101,36 @@ def main() -> None:
                       "epoch_losses": [round(x, 4) for x in losses]}
         print(f"{name}: {runs[name]}", flush=True)
     speedup = runs["padded"]["seconds"] / runs["packed"]["seconds"]
+    ensemble = ensemble_timing(vectors, log_weights, rows, labels, len(column))
     result = {"benchmark": "tagger_training", "date": datetime.now(UTC).isoformat(timespec="seconds"),
               "machine": machine_info(), "items": len(rows), "epochs": EPOCHS,
               "mean_tokens": round(float(np.mean([len(r) for r in rows])), 1), "baseline": "padded",
-              "packed": {**runs["packed"], "speedup": round(speedup, 2)}, "padded": runs["padded"]}
+              "packed": {**runs["packed"], "speedup": round(speedup, 2)}, "padded": runs["padded"],
+              "ensemble": ensemble}
     RESULTS.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
     print(f"packed training {speedup:.2f}x the padded baseline "
           f"({runs['packed']['examples_per_s']} vs {runs['padded']['examples_per_s']} examples/s)")
+    print(f"ensemble of {ensemble['members']}: side by side {ensemble['side_by_side_s']} s, one after another "
+          f"{ensemble['one_after_another_s']} s on {ensemble['threads']} threads: {ensemble['speedup']}x")
+
+
+def ensemble_timing(vectors: np.ndarray, log_weights: np.ndarray, rows: list[list[int]], labels: list[list[int]],
+                    n_units: int) -> dict[str, Any]:
+    members = TrainConfig(epochs=EPOCHS).members()
+    weights = np.ones(len(rows), dtype=np.float32)
+    started = time.perf_counter()
+    for config in members:
+        torch.manual_seed(config.seed)
+        model = StaticTokenTagger(vectors, log_weights, n_units, hidden=config.hidden, dropout=config.dropout,
+                                  max_pool=config.max_pool)
+        train_tagger(model, rows, labels, weights, n_units, config)
+    one_after_another = time.perf_counter() - started
+    started = time.perf_counter()
+    train_members(MemberData.of(vectors, log_weights, rows, labels, weights, n_units), members, side_by_side_from=0)
+    side_by_side = time.perf_counter() - started
+    return {"members": len(members), "threads": torch.get_num_threads(),
+            "one_after_another_s": round(one_after_another, 1), "side_by_side_s": round(side_by_side, 1),
+            "speedup": round(one_after_another / side_by_side, 2)}
 
 
 if __name__ == "__main__":

@@ -9,8 +9,8 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from scicustom.adapters.torch_tagger_loop import packed_batch, train_tagger
 from scicustom.adapters.torch_tagger_network import StaticTokenTagger
-from scicustom.adapters.torch_tagger_trainer import packed_batch, train_tagger
 from scicustom.adapters.wordpiece_tokenizer import pad_ids
 from scicustom.core.tagger_training.train_config import TrainConfig
 
