@@ -3,8 +3,8 @@
 A member's training step is small (a batch of 256 packed texts, a 1k x 512 x 642 head, sparse token
 rows), so a second torch thread adds only 10-40% to one member's rate; members are independent, so
 one process per member on one thread each uses the cores fully: 3 members of 20k real questions x 2
-epochs took 15.3 s side by side on 2 cores against 21-26 s one after another on two threads
-(benchmarks/bench_tagger_training.py measures both).
+epochs took 18.8 s side by side on 2 cores against 26.7 s one after another on two threads, in one
+run of benchmarks/bench_tagger_training.py; the full training's networks, 639 s against 823 s.
 
 Every member trains on one thread on every path, so its weights do not depend on how many cores the
 machine has, nor on whether it trained here or in a child: a small job (below `SIDE_BY_SIDE_FROM`
