@@ -285,6 +285,23 @@ def test_a_long_stem_asked_again_is_a_near_duplicate_whatever_its_options_a_shor
     assert passed == [0, 2, 3, 4] and counts["dropped"]["near-duplicate"] == 1
 
 
+def test_a_paraphrase_with_the_same_key_and_options_is_a_near_duplicate_a_different_question_is_not():
+    options = ["Extrinsic", "Intrinsic", "Fibrinolysis", "Common"]
+    first = make_item("medmcqa", "MIT", "s", "In PT estimation, calcium and thromboplastin are added to platelet "
+                      "poor plasma. Which pathway is activated?", options, 0)
+    paraphrase = make_item("medmcqa", "MIT", "s", "A platelet poor plasma sample gets calcium and tissue "
+                           "thromboplastin. This assesses which pathway?", [*options[:3], "Common pathway"], 0)
+    other_key = make_item("medmcqa", "MIT", "s", "Which pathway does aPTT assess?", options, 1)
+    far = make_item("medmcqa", "MIT", "s", "Tissue factor starts which pathway?", options, 0)
+    unit = np.array([1.0, 0.0], dtype=np.float32)
+    at = [unit, np.array([0.85, np.sqrt(1 - 0.85**2)], dtype=np.float32),
+          np.array([0.9, np.sqrt(1 - 0.81)], dtype=np.float32), np.array([0.6, 0.8], dtype=np.float32)]
+    passed, counts = quality_gate([first, paraphrase, other_key, far], at)
+    # The paraphrase (cosine 0.85, same key, 3 of 5 options shared) goes; the other key and the distant
+    # question with the same key (cosine 0.6) stay.
+    assert passed == [0, 2, 3] and counts["dropped"]["near-duplicate"] == 1
+
+
 def test_the_spread_between_requirements_is_small_when_they_agree_and_large_when_they_differ():
     assert between_requirement_concentration([(8, 2)] * 10) > 500
     assert between_requirement_concentration([(10, 0), (0, 10)] * 3) < 1
