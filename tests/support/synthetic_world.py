@@ -48,7 +48,8 @@ def synthetic_world(n_per_topic: int = 60, open_items: bool = False, offline_jur
             if open_items and k % 3 == 0:
                 item = make_item("synthetic", "CC0", name, question, [], None, f"{phrase} answer {k}")
             else:
-                item = make_item("synthetic", "CC0", name, question, [f"{phrase} {j}" for j in range(4)], k % 4)
+                # Options of their own: items sharing a key and options would be paraphrases to the quality gate.
+                item = make_item("synthetic", "CC0", name, question, [f"{phrase} {k}.{j}" for j in range(4)], k % 4)
             items[item.id] = item
             tags[item.id] = [(unit, 0.9)] + ([("u4", 0.5)] if unit == "u1" and k % 2 else [])
     embedder = HashingEmbedder()
