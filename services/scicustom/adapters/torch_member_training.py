@@ -68,12 +68,16 @@ class MemberData:
         return np.split(self.token_ids, self.starts[1:]) if len(self.starts) else []
 
 
+def _network(data: MemberData, config: TrainConfig) -> StaticTokenTagger:
+    return StaticTokenTagger(data.token_vectors, data.log_weights, data.n_units, hidden=config.hidden,
+                             dropout=config.dropout, max_pool=config.max_pool)
+
+
 def train_member(data: MemberData, config: TrainConfig, progress: Progress = no_progress,
                  step: str = "train") -> tuple[StaticTokenTagger, list[float]]:
     """One member from its seed alone (initial weights included), on this process's torch threads."""
     torch.manual_seed(config.seed)
-    model = StaticTokenTagger(data.token_vectors, data.log_weights, data.n_units, hidden=config.hidden,
-                              dropout=config.dropout, max_pool=config.max_pool)
+    model = _network(data, config)
     history = train_tagger(model, data.rows(), data.label_columns, data.sample_weights, data.n_units, config,
                            progress, step)
     return model, history
@@ -128,8 +132,7 @@ def _side_by_side(data: MemberData, configs: Sequence[TrainConfig], steps: Seque
     members, histories = [], []
     for index, config in enumerate(configs):
         state, history = results[index]
-        model = StaticTokenTagger(data.token_vectors, data.log_weights, data.n_units, hidden=config.hidden,
-                                  dropout=config.dropout, max_pool=config.max_pool)
+        model = _network(data, config)
         model.load_state_dict({name: torch.from_numpy(array) for name, array in state.items()})
         members.append(model.eval())
         histories.append(history)
