@@ -6,13 +6,16 @@ feeds the model the same ids.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import os
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
 from tokenizers import Tokenizer
 
 MAX_TOKENS = 256
+PARALLELISM = "TOKENIZERS_PARALLELISM"  # read by the Rust library on every batch
 
 
 class WordPieceTokenizer:
@@ -24,12 +27,29 @@ class WordPieceTokenizer:
         self._tokenizer.no_padding()
         self.vocab_size = self._tokenizer.get_vocab_size()
 
-    def ids(self, texts: Sequence[str]) -> list[list[int]]:
-        return [enc.ids for enc in self._tokenizer.encode_batch(list(texts))]
+    def ids(self, texts: Sequence[str], parallel: bool = False) -> list[list[int]]:
+        """`parallel`: on every core, whatever TOKENIZERS_PARALLELISM says (for one large batch)."""
+        if not parallel:
+            return [enc.ids for enc in self._tokenizer.encode_batch(list(texts))]
+        with _parallelism_on():
+            return [enc.ids for enc in self._tokenizer.encode_batch(list(texts))]
 
     def batch(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
         """(input_ids, attention_mask), int64, padded to the longest text of the batch."""
         return pad_ids(self.ids(texts))
+
+
+@contextmanager
+def _parallelism_on() -> Iterator[None]:
+    """The library's thread pool for one call. Afterwards parallelism is configured off (or as it was
+    set): a process forked later (the tagger's training members) must not use a pool it lacks, and a
+    configured value also keeps the library from warning about the fork."""
+    before = os.environ.get(PARALLELISM)
+    os.environ[PARALLELISM] = "true"
+    try:
+        yield
+    finally:
+        os.environ[PARALLELISM] = before if before is not None else "false"
 
 
 def pad_ids(rows: Sequence[Sequence[int]]) -> tuple[np.ndarray, np.ndarray]:

@@ -66,3 +66,25 @@ def test_embedded_tagger_rejects_empty_text(tiny_trained) -> None:  # type: igno
     assert tagger.tag([]) == []
     manifest = json.loads((result.artifact.directory / "manifest.json").read_text())
     assert manifest["version"] == tagger.version
+
+
+def test_evaluation_encodes_each_list_of_texts_once(tiny_trained) -> None:  # type: ignore[no-untyped-def]
+    """Both zero-shot baselines tag the same paper queries, and each is built twice (a probe, then
+    calibrated): the evaluation asks the embedder for each distinct list once, with the same figures."""
+    _, result = tiny_trained
+    store = TaggerArtifactStore(result.artifact.directory.parent)
+    inputs = tiny_inputs()
+    calls: list[tuple[str, ...]] = []
+    embedder = inputs.embedder
+
+    class Counting:
+        name = embedder.name
+
+        def encode(self, texts):  # type: ignore[no-untyped-def]
+            calls.append(tuple(texts))
+            return embedder.encode(texts)
+
+    inputs.embedder = Counting()
+    again = evaluate_artifact(inputs, store, load_artifact(result.artifact.directory))
+    assert len(calls) == len(set(calls)) > 2
+    assert again["paper_protocol"] == result.evaluation["paper_protocol"]

@@ -103,8 +103,25 @@ def zero_shot_baseline(inputs: TrainingInputs, with_keywords: bool) -> ZeroShotT
     return ZeroShotTagger(inputs.embedder, catalog, ZeroShotParams(threshold=threshold))
 
 
+class _EncodesRepeatedOnce:
+    """An Embedder that encodes each list of texts once: each zero-shot baseline encodes its unit texts
+    twice (a probe, then calibrated), and both tag the same paper queries and gold items."""
+
+    def __init__(self, embedder: Embedder) -> None:
+        self.name = embedder.name
+        self._embedder = embedder
+        self._encoded: dict[tuple[str, ...], np.ndarray] = {}
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        key = tuple(texts)
+        if key not in self._encoded:
+            self._encoded[key] = self._embedder.encode(texts)
+        return self._encoded[key]
+
+
 def evaluate(inputs: TrainingInputs, tagger: Tagger, plan: DataPlan,
              data: DataSets | None = None) -> dict[str, Any]:
+    inputs = replace(inputs, embedder=_EncodesRepeatedOnce(inputs.embedder))
     catalog = inputs.catalog
     paper = data.paper_test if data else paper_test_set(catalog, plan, inputs.writer)
     if data is None:
