@@ -16,11 +16,16 @@ The student's own unit lists come from its calibrated thresholds. The others kee
 and a unit that scores at least `ratio` times the best; `ratio` is chosen on `dev` from a grid.
 "oracle-k" is each scorer's F1 when it is told how many gold units an item has and lists its top
 that many: no decoding rule (thresholds, ratios, cardinality models) can beat it on the ranking.
+"served decoding": (student + w * head) / (1 + w), decoded as the served tagger decodes, with per-unit
+thresholds calibrated as `tagger train` calibrates them (the plan's synthetic validation queries and
+the `dev` items), for each blend w: the paper protocol beside the real splits, the price of the head on
+synthetic queries. The head reads MiniLM vectors, so serving it means the tagger takes them as input.
 Also printed: the student's top-1 hit on the `train` items it was trained on (how much it memorises).
 
     SCICUSTOM_HOME=... .venv/bin/python benchmarks/experiment_tagger_embedding_heads.py
 
-Writes benchmarks/results/tagger_embedding_heads.json. About 3 minutes on 2 cores.
+Writes benchmarks/results/tagger_embedding_heads.json. About 4 minutes on 2 cores
+(1 of them encoding the validation and paper queries for the served decoding).
 """
 
 from __future__ import annotations
@@ -39,16 +44,22 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from machine_info import machine_info
 
 from scicustom.adapters.onnx_tagger import OnnxTagger
+from scicustom.app.tagging.tagger_training import weak_labeller
 from scicustom.app.tagging.training_requests import training_inputs
 from scicustom.app.tagging.training_units import tagger_units
 from scicustom.bootstrap import Context
-from scicustom.core.tagger_training.gold_set import GoldItem, gold_scores
+from scicustom.core.tagger_training.data_plan import DataPlan, build_datasets
+from scicustom.core.tagger_training.decoding import decode
+from scicustom.core.tagger_training.evaluation import paper_protocol
+from scicustom.core.tagger_training.gold_set import GoldItem, gold_examples, gold_scores
 from scicustom.core.tagger_training.gold_teacher import GoldNeighbourTeacher, unit_prototypes
+from scicustom.core.tagger_training.thresholds import calibrate_global, calibrate_per_unit
 
 RESULTS = Path(__file__).resolve().parent / "results" / "tagger_embedding_heads.json"
 RATIOS = (0.3, 0.5, 0.6, 0.75, 0.9, 1.01)  # 1.01: the best unit alone
 PRIOR_WEIGHTS = (0.1, 0.2, 0.3, 0.5)
 PRIOR_SMOOTHING = 5.0  # pseudo-items of the overall unit frequencies in each subject's prior
+SERVED_BLENDS = (0.0, 0.25, 0.5, 1.0, 2.0, 3.0, 4.0)  # 0: the served tagger as it is
 
 
 def _scaled(scores: np.ndarray) -> np.ndarray:
@@ -88,6 +99,40 @@ def _subject_priors(train: Sequence[GoldItem], column: dict[str, int]) -> Callab
         return overall if n == 0 else (counts.get(key, 0) + PRIOR_SMOOTHING * overall) / (n + PRIOR_SMOOTHING)
 
     return prior
+
+
+def served_decoding(inputs: Any, student: OnnxTagger, head_scores: Callable[[np.ndarray], np.ndarray],
+                    split: dict[str, list[GoldItem]], vectors: dict[str, np.ndarray]) -> dict[str, Any]:
+    """Per blend w, (student + w * head) / (1 + w) with thresholds calibrated as `tagger train` does:
+    paper-protocol micro-F1 and the real splits' F1 and top-1 hit."""
+    catalog = inputs.catalog
+    plan = DataPlan(synthetic=1)  # the validation and paper queries do not depend on the training count
+    data = build_datasets(catalog, [], None, plan, weak_labeller(catalog))
+    validation = data.validation + gold_examples(catalog, split["dev"], plan.gold_calibration_repeats)
+    column = {u.id: i for i, u in enumerate(catalog.units)}
+    gold = np.zeros((len(validation), len(column)), dtype=bool)
+    for r, ex in enumerate(validation):
+        gold[r, [column[u] for u in ex.unit_ids]] = True
+    texts = {"validation": [ex.text for ex in validation], "paper": [ex.text for ex in data.paper_test],
+             **{s: [g.item.text for g in split[s]] for s in ("dev", "heldout")}}
+    parts = {k: (student.scores(t), head_scores(vectors[k] if k in vectors else inputs.embedder.encode(t)))
+             for k, t in texts.items()}
+    non_sci = catalog.non_scientific()
+    non_sci_col = column[non_sci.id] if non_sci else None
+    unit_ids = [u.id for u in catalog.units]
+    out: dict[str, Any] = {}
+    for w in SERVED_BLENDS:
+        blended = {k: (st + w * hd) / (1 + w) for k, (st, hd) in parts.items()}
+        global_t, _ = calibrate_global(blended["validation"], gold, non_sci_col)
+        thresholds = calibrate_per_unit(blended["validation"], gold, global_t)
+
+        def names(k: str, t: np.ndarray = thresholds, b: dict[str, np.ndarray] = blended) -> list[list[str]]:
+            return [[catalog.by_id(u.unit_id).name for u in row] for row in decode(b[k], t, unit_ids, non_sci_col)]
+
+        out[str(w)] = {"paper_micro_f1": round(paper_protocol(catalog, data.paper_test, decode(
+            blended["paper"], thresholds, unit_ids, non_sci_col))["micro_f1"], 4),
+            **{s: gold_scores(catalog, split[s], names(s)) for s in ("dev", "heldout")}}
+    return out
 
 
 def main() -> None:
@@ -154,6 +199,7 @@ def main() -> None:
         for s in ("dev", "heldout"):
             report[key][f"{s}_oracle_k"] = gold_scores(catalog, split[s], _oracle_k(scores[s][name], names, split[s]))
     report["teacher + 2 head + subject prior"]["prior_weight"] = weight
+    served = served_decoding(inputs, student, head_scores, split, vectors)
     train_texts = [g.item.text for g in split["train"]]
     best = student.scores(train_texts).argmax(axis=1)
     memorised = gold_scores(catalog, split["train"], [[names[c]] for c in best])["top1_hit"]
@@ -165,10 +211,15 @@ def main() -> None:
               f"{r['dev']['top1_hit']:>9.3f} {r['heldout']['micro_f1']:>11.3f} "
               f"{r['heldout_oracle_k']['micro_f1']:>8.3f} {r['heldout']['top1_hit']:>14.3f}")
     print(f"student top-1 hit on its own training items: {memorised:.3f}")
+    print(f"served decoding, (student + w * head) / (1 + w):\n{'w':>5} {'paper F1':>8} {'dev F1':>7} "
+          f"{'dev top-1':>9} {'held-out F1':>11} {'held-out top-1':>14}")
+    for w, r in served.items():
+        print(f"{w:>5} {r['paper_micro_f1']:>8.3f} {r['dev']['micro_f1']:>7.3f} {r['dev']['top1_hit']:>9.3f} "
+              f"{r['heldout']['micro_f1']:>11.3f} {r['heldout']['top1_hit']:>14.3f}")
     result = {"experiment": "tagger_embedding_heads", "date": datetime.now(UTC).isoformat(timespec="seconds"),
               "machine": machine_info(), "tagger": artifact.version,
               "items": {s: len(v) for s, v in split.items()}, "scorers": report,
-              "student_train_top1": memorised}
+              "student_train_top1": memorised, "served_decoding": served}
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     RESULTS.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
     print(f"written to {RESULTS}")
