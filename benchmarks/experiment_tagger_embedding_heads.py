@@ -102,11 +102,14 @@ def _subject_priors(train: Sequence[GoldItem], column: dict[str, int]) -> Callab
 
 
 def served_decoding(inputs: Any, student: OnnxTagger, head_scores: Callable[[np.ndarray], np.ndarray],
-                    split: dict[str, list[GoldItem]], vectors: dict[str, np.ndarray]) -> dict[str, Any]:
+                    split: dict[str, list[GoldItem]], vectors: dict[str, np.ndarray],
+                    trained_plan: dict[str, Any]) -> dict[str, Any]:
     """Per blend w, (student + w * head) / (1 + w) with thresholds calibrated as `tagger train` does:
-    paper-protocol micro-F1 and the real splits' F1 and top-1 hit."""
+    paper-protocol micro-F1 and the real splits' F1 and top-1 hit. `trained_plan`: the student's data
+    plan (its manifest's), so the validation and paper queries are the ones it was calibrated and
+    tested on (they do not depend on the training count)."""
     catalog = inputs.catalog
-    plan = DataPlan(synthetic=1)  # the validation and paper queries do not depend on the training count
+    plan = DataPlan(**{**trained_plan, "synthetic": 1})
     data = build_datasets(catalog, [], None, plan, weak_labeller(catalog))
     validation = data.validation + gold_examples(catalog, split["dev"], plan.gold_calibration_repeats)
     column = {u.id: i for i, u in enumerate(catalog.units)}
@@ -199,7 +202,7 @@ def main() -> None:
         for s in ("dev", "heldout"):
             report[key][f"{s}_oracle_k"] = gold_scores(catalog, split[s], _oracle_k(scores[s][name], names, split[s]))
     report["teacher + 2 head + subject prior"]["prior_weight"] = weight
-    served = served_decoding(inputs, student, head_scores, split, vectors)
+    served = served_decoding(inputs, student, head_scores, split, vectors, artifact.records["training"]["plan"])
     train_texts = [g.item.text for g in split["train"]]
     best = student.scores(train_texts).argmax(axis=1)
     memorised = gold_scores(catalog, split["train"], [[names[c]] for c in best])["top1_hit"]
