@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 
 import numpy as np
@@ -29,9 +29,7 @@ class WordPieceTokenizer:
 
     def ids(self, texts: Sequence[str], parallel: bool = False) -> list[list[int]]:
         """`parallel`: on every core, whatever TOKENIZERS_PARALLELISM says (for one large batch)."""
-        if not parallel:
-            return [enc.ids for enc in self._tokenizer.encode_batch(list(texts))]
-        with _parallelism_on():
+        with _parallelism_on() if parallel else nullcontext():
             return [enc.ids for enc in self._tokenizer.encode_batch(list(texts))]
 
     def batch(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
