@@ -22,6 +22,7 @@ from scicustom.core.progress import Progress
 from scicustom.core.requirement import Requirement
 from scicustom.core.tagger_training.artifact import TaggerArtifact
 from scicustom.core.tagger_training.train_config import TrainConfig
+from scicustom.core.tagger_training.vector_head import VectorHead
 from scicustom.core.units import KnowledgeUnit
 
 
@@ -140,11 +141,15 @@ class UnitScore:
 
 
 class Tagger(Protocol):
-    """Maps texts to knowledge units, best first."""
+    """Maps texts to knowledge units, best first.
+
+    `vectors`, when the caller holds them: the texts' rows from the platform's Embedder (the corpus's
+    stored embeddings). A tagger that reads sentence vectors then skips encoding; others ignore them.
+    """
 
     version: str
 
-    def tag(self, texts: Sequence[str]) -> list[list[UnitScore]]: ...
+    def tag(self, texts: Sequence[str], vectors: np.ndarray | None = None) -> list[list[UnitScore]]: ...
 
 
 class UnitIndex(Protocol):
@@ -289,11 +294,13 @@ class TaggerArtifacts(Protocol):
 
     def save(self, onnx_model: bytes, tokenizer_json: bytes, unit_ids: list[str], unit_names: list[str],
              unit_domains: list[str], thresholds: np.ndarray, max_tokens: int, max_units: int,
-             records: dict[str, Any], make_current: bool = True) -> TaggerArtifact: ...
+             records: dict[str, Any], make_current: bool = True,
+             head: VectorHead | None = None) -> TaggerArtifact: ...
     def save_records(self, artifact: TaggerArtifact) -> None: ...  # rewrites the manifest
     def directory(self, version: str | None = None) -> Path: ...
     def load(self, version: str | None = None) -> TaggerArtifact: ...
-    def tagger(self, artifact: TaggerArtifact, threads: int | None = None) -> Tagger: ...
+    def tagger(self, artifact: TaggerArtifact, threads: int | None = None,
+               embedder: Embedder | None = None) -> Tagger: ...
 
 
 @dataclass(frozen=True)

@@ -53,7 +53,7 @@ class KeywordTagger:
 
     version = "keywords-fuzz-v1"
 
-    def tag(self, texts: Sequence[str]) -> list[list[UnitScore]]:
+    def tag(self, texts: Sequence[str], vectors: object = None) -> list[list[UnitScore]]:
         return [[UnitScore(u, s) for word, u, s in (("virus", "u1", 0.9), ("bone", "u3", 0.7), ("immune", "u4", 0.5))
                  if word in text.lower()] for text in texts]
 

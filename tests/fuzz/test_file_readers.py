@@ -111,7 +111,7 @@ def test_corpus_import_of_any_file_imports_or_names_the_flag(files: Path, data: 
 class _WordTagger:
     version = "words-v1"
 
-    def tag(self, texts: list[str]) -> list[list[UnitScore]]:
+    def tag(self, texts: list[str], vectors: object = None) -> list[list[UnitScore]]:
         return [[UnitScore("u1", 0.9)] if "virus" in t else [] for t in texts]
 
 

@@ -1,7 +1,9 @@
 """The trained tagger behind the KServe ModelServer: real tritonclient calls over gRPC and HTTP.
 
 The server runs in its own process (kserve and tritonclient.grpc cannot share one: both register
-the `inference` protobuf package), bound to loopback, serving a tiny model trained here.
+the `inference` protobuf package), bound to loopback, serving a tiny model trained here with a
+sentence-vector head (384-d, as MiniLM's): texts alone are encoded by the server's MiniLM, texts with
+vectors are tagged with those.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import tritonclient.grpc as grpcclient
 import tritonclient.http as httpclient
 from tritonclient.utils import InferenceServerException
 
+from scicustom.adapters.minilm_embedder import MiniLMEmbedder
 from scicustom.adapters.onnx_tagger import OnnxTagger
 from scicustom.adapters.triton_tagger import TritonTagger
 from scicustom.core.errors import InvalidInput, RemoteTaggerError
@@ -55,7 +58,8 @@ def _http_ready(port: int) -> bool:
 @pytest.fixture(scope="module")
 def tagger_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TaggerServer]:
     home = tmp_path_factory.mktemp("kserve_home")
-    result = train_tiny(home / "models" / "tagger")
+    result = train_tiny(home / "models" / "tagger", head_dimensions=384)
+    assert result.artifact.head is not None
     http_port = free_port()
     grpc_port = free_port({http_port})
     env = {"PATH": "/usr/bin:/bin", "HOME": str(home), "SCICUSTOM_HOME": str(home), "HF_HUB_OFFLINE": "1",
@@ -67,18 +71,35 @@ def tagger_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TaggerSe
     process.stop()
 
 
+def _assert_same(got: list, expected: list) -> None:  # type: ignore[type-arg]
+    assert [[s.unit_id for s in row] for row in got] == [[s.unit_id for s in row] for row in expected]
+    # Same units; scores equal up to float32 rounding differences between the two runtimes.
+    for got_row, expected_row in zip(got, expected, strict=True):
+        assert [s.score for s in got_row] == pytest.approx([s.score for s in expected_row], abs=1e-5)
+
+
 def test_embedded_and_remote_adapters_return_identical_units(tagger_server: TaggerServer) -> None:
-    embedded = OnnxTagger(tagger_server.artifact_dir)
+    embedded = OnnxTagger(tagger_server.artifact_dir, embedder=MiniLMEmbedder())
     expected = embedded.tag(TEXTS)
     for protocol, url in (("grpc", tagger_server.grpc), ("http", tagger_server.http)):
         remote = TritonTagger(url, protocol=protocol, batch_size=6, timeout_s=30.0)  # type: ignore[arg-type]
-        got = remote.tag(TEXTS)
-        assert [[s.unit_id for s in row] for row in got] == [[s.unit_id for s in row] for row in expected]
-        # Same units; scores equal up to float32 rounding differences between the two runtimes.
-        for got_row, expected_row in zip(got, expected, strict=True):
-            assert [s.score for s in got_row] == pytest.approx([s.score for s in expected_row], abs=1e-5)
+        _assert_same(remote.tag(TEXTS), expected)
         assert remote.version == embedded.version
         assert remote.is_ready()
+        remote.close()
+
+
+def test_vectors_the_caller_holds_are_sent_and_used(tagger_server: TaggerServer) -> None:
+    vectors = np.random.default_rng(0).normal(size=(len(TEXTS), 384)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    expected = OnnxTagger(tagger_server.artifact_dir).tag(TEXTS, vectors)
+    assert expected != OnnxTagger(tagger_server.artifact_dir, embedder=MiniLMEmbedder()).tag(TEXTS)
+    for protocol, url in (("grpc", tagger_server.grpc), ("http", tagger_server.http)):
+        remote = TritonTagger(url, protocol=protocol, batch_size=6, timeout_s=30.0)  # type: ignore[arg-type]
+        assert remote.accepts_vectors()
+        _assert_same(remote.tag(TEXTS, vectors), expected)
+        with pytest.raises(InvalidInput, match=r"expected shape \[6, 384\]"):
+            remote.tag(TEXTS, vectors[:, :100])
         remote.close()
 
 
@@ -86,7 +107,7 @@ def test_health_and_metadata(tagger_server: TaggerServer) -> None:
     client = grpcclient.InferenceServerClient(tagger_server.grpc)
     assert client.is_server_live() and client.is_model_ready("tagger")
     metadata = client.get_model_metadata("tagger")
-    assert [(t.name, t.datatype) for t in metadata.inputs] == [("text", "BYTES")]
+    assert [(t.name, t.datatype) for t in metadata.inputs] == [("text", "BYTES"), ("vector", "FP32")]
     assert [t.name for t in metadata.outputs] == ["unit_ids", "scores", "num_units"]
     http = httpclient.InferenceServerClient(tagger_server.http)
     assert http.is_server_ready() and http.is_model_ready("tagger")
@@ -136,6 +157,21 @@ def test_wrong_datatype_and_unknown_output_are_refused(tagger_server: TaggerServ
     tensor.set_data_from_numpy(np.array([b"lens"], dtype=object))
     with pytest.raises(InferenceServerException, match="unknown output 'labels'"):
         client.infer("tagger", [tensor], outputs=[grpcclient.InferRequestedOutput("labels")])
+
+
+def test_bad_vectors_are_refused_by_name(tagger_server: TaggerServer) -> None:
+    client = grpcclient.InferenceServerClient(tagger_server.grpc)
+    text = grpcclient.InferInput("text", [2], "BYTES")
+    text.set_data_from_numpy(np.array([b"lens", b"virus"], dtype=object))
+    cases = [(np.zeros((3, 384), dtype=np.float32), "FP32", "must have shape [2, dimension]"),
+             (np.zeros((2, 384), dtype=np.int32), "INT32", "must be FP32"),
+             (np.full((2, 384), np.inf, dtype=np.float32), "FP32", "not finite")]
+    for values, datatype, message in cases:
+        vector = grpcclient.InferInput("vector", list(values.shape), datatype)
+        vector.set_data_from_numpy(values)
+        with pytest.raises(InferenceServerException) as error:
+            client.infer("tagger", [text, vector], client_timeout=30.0)
+        assert "INVALID_ARGUMENT" in str(error.value.status()) and message in error.value.message()
 
 
 def test_remote_adapter_maps_protocol_errors_and_retries(tagger_server: TaggerServer) -> None:

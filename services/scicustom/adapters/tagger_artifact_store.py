@@ -2,6 +2,7 @@
 
   <version>/model.onnx       ids + mask -> per-unit probabilities
   <version>/tokenizer.json   the WordPiece tokenizer the ids come from
+  <version>/vector_head.npz  the head on sentence vectors blended into the scores (when trained with one)
   <version>/manifest.json    version, unit columns (id, name, domain), thresholds, limits, training
                              and evaluation records
 A version is written to a temporary folder and renamed, so a reader never sees half a model.
@@ -19,8 +20,16 @@ import numpy as np
 
 from scicustom.core.atomic_files import write_text_atomic
 from scicustom.core.errors import PreconditionFailed
-from scicustom.core.tagger_training.artifact import MANIFEST_FILE, MODEL_FILE, TOKENIZER_FILE, TaggerArtifact
-from scicustom.ports import Tagger
+from scicustom.core.tagger_training.artifact import (
+    HEAD_FILE,
+    HEAD_RECORD,
+    MANIFEST_FILE,
+    MODEL_FILE,
+    TOKENIZER_FILE,
+    TaggerArtifact,
+)
+from scicustom.core.tagger_training.vector_head import VectorHead
+from scicustom.ports import Embedder, Tagger
 
 CURRENT_FILE = "current.json"
 
@@ -29,11 +38,13 @@ def tagger_root(home: Path) -> Path:
     return home / "models" / "tagger"
 
 
-def version_of(onnx_bytes: bytes, unit_ids: list[str], thresholds: np.ndarray, tokenizer_json: bytes) -> str:
+def version_of(onnx_bytes: bytes, unit_ids: list[str], thresholds: np.ndarray, tokenizer_json: bytes,
+               head_fingerprint: bytes = b"") -> str:
     digest = hashlib.sha256(onnx_bytes)
     digest.update("\n".join(unit_ids).encode())
     digest.update(np.round(thresholds.astype(np.float64), 6).tobytes())
     digest.update(tokenizer_json)
+    digest.update(head_fingerprint)  # empty without a head: older versions keep their names
     return f"trained-{digest.hexdigest()[:12]}"
 
 
@@ -43,17 +54,19 @@ def _manifest_text(artifact: TaggerArtifact) -> str:
 
 def save_artifact(root: Path, onnx_bytes: bytes, tokenizer_json: bytes, unit_ids: list[str], unit_names: list[str],
                   unit_domains: list[str], thresholds: np.ndarray, max_tokens: int, max_units: int,
-                  records: dict[str, Any], make_current: bool = True) -> TaggerArtifact:
-    version = version_of(onnx_bytes, unit_ids, thresholds, tokenizer_json)
+                  records: dict[str, Any], make_current: bool = True, head: VectorHead | None = None) -> TaggerArtifact:
+    version = version_of(onnx_bytes, unit_ids, thresholds, tokenizer_json, head.fingerprint() if head else b"")
     final = root / version
     artifact = TaggerArtifact(version, unit_ids, unit_names, unit_domains, thresholds, max_tokens, max_units,
-                              final, records)
+                              final, records, head)
     if not final.exists():
         tmp = root / f".{version}.partial"
         shutil.rmtree(tmp, ignore_errors=True)
         tmp.mkdir(parents=True)
         (tmp / MODEL_FILE).write_bytes(onnx_bytes)
         (tmp / TOKENIZER_FILE).write_bytes(tokenizer_json)
+        if head:
+            (tmp / HEAD_FILE).write_bytes(head.to_bytes())
         (tmp / MANIFEST_FILE).write_text(_manifest_text(artifact), encoding="utf-8")
         tmp.rename(final)
     else:
@@ -79,11 +92,13 @@ def load_artifact(directory: Path) -> TaggerArtifact:
         raise PreconditionFailed(f"no trained tagger in {directory}; run `scicustom tagger train`") from None
     units = data["units"]
     records = {k: v for k, v in data.items()
-               if k not in {"version", "max_tokens", "max_units", "units", "thresholds"}}
+               if k not in {"version", "max_tokens", "max_units", "units", "thresholds", HEAD_RECORD}}
+    head = VectorHead.from_bytes((directory / HEAD_FILE).read_bytes()) if HEAD_RECORD in data else None
     return TaggerArtifact(
         version=data["version"], unit_ids=[u["id"] for u in units], unit_names=[u["name"] for u in units],
         unit_domains=[u["domain"] for u in units], thresholds=np.asarray(data["thresholds"], dtype=np.float32),
         max_tokens=int(data["max_tokens"]), max_units=int(data["max_units"]), directory=directory, records=records,
+        head=head,
     )
 
 
@@ -109,9 +124,9 @@ class TaggerArtifactStore:
 
     def save(self, onnx_model: bytes, tokenizer_json: bytes, unit_ids: list[str], unit_names: list[str],
              unit_domains: list[str], thresholds: np.ndarray, max_tokens: int, max_units: int,
-             records: dict[str, Any], make_current: bool = True) -> TaggerArtifact:
+             records: dict[str, Any], make_current: bool = True, head: VectorHead | None = None) -> TaggerArtifact:
         return save_artifact(self.root, onnx_model, tokenizer_json, unit_ids, unit_names, unit_domains, thresholds,
-                             max_tokens, max_units, records, make_current=make_current)
+                             max_tokens, max_units, records, make_current=make_current, head=head)
 
     def save_records(self, artifact: TaggerArtifact) -> None:
         write_manifest(artifact)
@@ -122,7 +137,8 @@ class TaggerArtifactStore:
     def load(self, version: str | None = None) -> TaggerArtifact:
         return load_artifact(self.directory(version))
 
-    def tagger(self, artifact: TaggerArtifact, threads: int | None = None) -> Tagger:
+    def tagger(self, artifact: TaggerArtifact, threads: int | None = None,
+               embedder: Embedder | None = None) -> Tagger:
         from scicustom.adapters.onnx_tagger import OnnxTagger
 
-        return OnnxTagger(artifact.directory, threads=threads)
+        return OnnxTagger(artifact.directory, threads=threads, embedder=embedder)

@@ -3,7 +3,9 @@
 Texts go in batches of at most `batch_size`; each call has a deadline (`timeout_s`) and transient
 failures (unavailable, deadline exceeded, 5xx, connection errors) are retried with exponential
 backoff. A protocol error about the input (INVALID_ARGUMENT / HTTP 400) is not retried: it becomes
-InvalidInput with the server's message. The version is the server's model_version.
+InvalidInput with the server's message. The version is the server's model_version. Vectors the caller
+holds go along as FP32 tensor `vector` when the model's metadata declares that input (the KServe model
+does; the Triton ensemble encodes on the GPU itself).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from scicustom.telemetry.metrics import PlatformMetrics, process_metrics
 
 Protocol = Literal["grpc", "http"]
 OUTPUTS = ("unit_ids", "scores", "num_units")
+VECTOR_INPUT = "vector"
 _TRANSIENT = ("UNAVAILABLE", "DEADLINE_EXCEEDED", "RESOURCE_EXHAUSTED", "ABORTED", "500", "502", "503", "504")
 _BAD_INPUT = ("INVALID_ARGUMENT", "400")
 
@@ -39,6 +42,7 @@ class TritonTagger:
         self.retries = retries
         self.backoff_s = backoff_s
         self._version = ""
+        self._accepts_vectors: bool | None = None  # from the model's metadata, read once
         if protocol == "grpc":
             import tritonclient.grpc as client_module
             self._module: Any = client_module
@@ -64,38 +68,62 @@ class TritonTagger:
     def close(self) -> None:
         self._client.close()
 
-    def tag(self, texts: Sequence[str]) -> list[list[UnitScore]]:
+    def tag(self, texts: Sequence[str], vectors: np.ndarray | None = None) -> list[list[UnitScore]]:
         validate_texts(texts)
+        if vectors is not None:
+            vectors = np.asarray(vectors, dtype=np.float32)
+            if vectors.ndim != 2 or len(vectors) != len(texts):
+                raise InvalidInput("vectors", f"expected one row per text ({len(texts)}), "
+                                              f"got shape {list(vectors.shape)}")
+            if not self.accepts_vectors():
+                vectors = None
         out: list[list[UnitScore]] = []
         for start in range(0, len(texts), self.batch_size):
-            out.extend(self._infer(list(texts[start : start + self.batch_size])))
+            rows = vectors[start : start + self.batch_size] if vectors is not None else None
+            out.extend(self._infer(list(texts[start : start + self.batch_size]), rows))
         return out
 
-    def _request(self, texts: list[str]) -> tuple[list[Any], list[Any]]:
+    def accepts_vectors(self) -> bool:
+        """Whether the served model declares the `vector` input (False while its metadata cannot be read)."""
+        if self._accepts_vectors is None:
+            try:
+                metadata = self._client.get_model_metadata(self.model_name)
+            except (InferenceServerException, OSError):
+                return False
+            inputs = metadata.inputs if self.protocol == "grpc" else metadata.get("inputs", [])
+            self._accepts_vectors = any((i.name if self.protocol == "grpc" else i.get("name")) == VECTOR_INPUT
+                                        for i in inputs)
+        return self._accepts_vectors
+
+    def _request(self, texts: list[str], vectors: np.ndarray | None) -> tuple[list[Any], list[Any]]:
         # [batch, 1]: what both the KServe model and the Triton ensemble (dims [1]) accept.
         data = np.array([t.encode("utf-8") for t in texts], dtype=object).reshape(-1, 1)
-        tensor = self._module.InferInput("text", [len(texts), 1], "BYTES")
-        if self.protocol == "http":
-            tensor.set_data_from_numpy(data, binary_data=True)
-            outputs = [self._module.InferRequestedOutput(n, binary_data=True) for n in OUTPUTS]
-        else:
-            tensor.set_data_from_numpy(data)
-            outputs = [self._module.InferRequestedOutput(n) for n in OUTPUTS]
-        return [tensor], outputs
+        tensors = [(self._module.InferInput("text", [len(texts), 1], "BYTES"), data)]
+        if vectors is not None:
+            tensors.append((self._module.InferInput(VECTOR_INPUT, list(vectors.shape), "FP32"), vectors))
+        binary = self.protocol == "http"
+        for tensor, values in tensors:
+            if binary:
+                tensor.set_data_from_numpy(values, binary_data=True)
+            else:
+                tensor.set_data_from_numpy(values)
+        outputs = [self._module.InferRequestedOutput(n, binary_data=True) if binary
+                   else self._module.InferRequestedOutput(n) for n in OUTPUTS]
+        return [t for t, _ in tensors], outputs
 
-    def _call(self, texts: list[str]) -> Any:
-        inputs, outputs = self._request(texts)
+    def _call(self, texts: list[str], vectors: np.ndarray | None) -> Any:
+        inputs, outputs = self._request(texts, vectors)
         if self.protocol == "grpc":
             return self._client.infer(self.model_name, inputs, outputs=outputs, client_timeout=self.timeout_s)
         return self._client.infer(self.model_name, inputs, outputs=outputs)
 
-    def _infer(self, texts: list[str]) -> list[list[UnitScore]]:
+    def _infer(self, texts: list[str], vectors: np.ndarray | None = None) -> list[list[UnitScore]]:
         """One batch; its time (retries included) goes to scicustom_tagger_batch_seconds{backend="oip_<protocol>"}."""
         started = time.perf_counter()
         delay = self.backoff_s
         for attempt in range(self.retries + 1):
             try:
-                result = self._call(texts)
+                result = self._call(texts, vectors)
                 break
             except InferenceServerException as exc:
                 status = str(exc.status() or "")

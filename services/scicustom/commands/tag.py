@@ -32,7 +32,7 @@ def _choice(args: argparse.Namespace, ctx: Context) -> TaggerChoice:
     def remote() -> Tagger:
         return ctx.remote_tagger(args.remote, args.protocol)
 
-    return trained_choice(ctx.tagger_artifacts, args.version, remote if args.remote else None)
+    return trained_choice(ctx.tagger_artifacts, args.version, ctx.embedder, remote if args.remote else None)
 
 
 def _tag(args: argparse.Namespace, ctx: Context) -> int:

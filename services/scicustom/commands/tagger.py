@@ -17,6 +17,7 @@ from scicustom.app.tagging.training_units import tagger_units
 from scicustom.bootstrap import Context
 from scicustom.commands.command_output import emit
 from scicustom.commands.progress_bars import ProgressBars
+from scicustom.core.tagger_training.vector_head import DEFAULT_BLEND
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -33,6 +34,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     train.add_argument("--seed", type=int, default=0)
     train.add_argument("--llm-model", help="write synthetic queries with this litellm model (the paper's prompt)")
     train.add_argument("--keep-current", action="store_true", help="do not make the new model the current one")
+    train.add_argument("--head-blend", type=float, default=DEFAULT_BLEND,
+                       help="weight of the sentence-vector head against the token network "
+                            f"(default {DEFAULT_BLEND}; 0: no head, the tagger reads text only)")
     train.set_defaults(handler=_train)
 
     evaluate = actions.add_parser("evaluate", aliases=["eval"],
@@ -93,7 +97,8 @@ def _evaluation_text(evaluation: dict[str, Any]) -> str:
 
 def _train(args: argparse.Namespace, ctx: Context) -> int:
     request = TrainRequest(synthetic=args.synthetic, epochs=args.epochs, keyword_heldout=args.keyword_heldout,
-                           seed=args.seed, llm_model=args.llm_model, keep_current=args.keep_current)
+                           seed=args.seed, llm_model=args.llm_model, keep_current=args.keep_current,
+                           head_blend=args.head_blend)
     with ProgressBars("batch") as bars:
         result = train_tagger(request, _units(ctx, args.units), ctx.corpus, ctx.embedder, ctx.tagger_trainer,
                               ctx.tagger_artifacts, lambda: ctx.llm, bars)
@@ -121,7 +126,8 @@ def _retag(args: argparse.Namespace, ctx: Context) -> int:
                                "its index is current")
         return 0
     with ProgressBars("item") as bars:
-        report = retag_with_trained(ctx.corpus, ctx.tagger_artifacts, args.version, ctx.unit_index_writer, bars)
+        report = retag_with_trained(ctx.corpus, ctx.tagger_artifacts, args.version, ctx.unit_index_writer,
+                                    ctx.embedder, bars)
     emit(args, report, lambda: f"tagger {report.tagger_version}: {report.items} items, tagged {report.tagged} new "
                                f"({report.items_per_s:.0f} items/s), {report.non_scientific} Non-Scientific; "
                                f"index {report.index_key} is current")

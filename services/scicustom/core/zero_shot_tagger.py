@@ -101,5 +101,6 @@ class ZeroShotTagger:
         return assign_units(self.similarity(item_vectors), self._unit_ids, self._non_scientific_id,
                             self.params)
 
-    def tag(self, texts: Sequence[str]) -> list[list[UnitScore]]:
-        return self.tag_vectors(self._embedder.encode(texts))
+    def tag(self, texts: Sequence[str], vectors: np.ndarray | None = None) -> list[list[UnitScore]]:
+        """`vectors`: the texts' rows from this tagger's embedder (the Tagger port's contract)."""
+        return self.tag_vectors(self._embedder.encode(texts) if vectors is None else vectors)

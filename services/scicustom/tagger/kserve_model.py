@@ -1,6 +1,9 @@
 """The KServe `Model` named `tagger`: Open Inference Protocol v2 over REST and gRPC.
 
-Input: one BYTES tensor `text`, shape [batch] or [batch, 1], UTF-8. Outputs, best unit first:
+Inputs: one BYTES tensor `text`, shape [batch] or [batch, 1], UTF-8; optionally one FP32 tensor `vector`,
+[batch, dimension], the texts' sentence vectors from the platform's embedder (a caller that holds them,
+the ingest's tag worker, saves the server encoding them; without it the server encodes the texts when
+the tagger version has a sentence-vector head). Outputs, best unit first:
   unit_ids   BYTES [batch, max_units]  unit ids, "" where a text has fewer units
   scores     FP32  [batch, max_units]  their scores, 0 where padded
   num_units  INT32 [batch]             how many of the columns are real
@@ -23,11 +26,13 @@ from kserve.errors import InvalidInput
 from kserve.protocol.infer_type import InferInput, InferOutput, InferRequest, InferResponse
 
 from scicustom.bootstrap import Context
+from scicustom.core.errors import InvalidInput as PlatformInvalidInput
 from scicustom.core.tagger_training.decoding import MAX_UNITS
 from scicustom.ports import Tagger
 
 MODEL_NAME = "tagger"
 INPUT_NAME = "text"
+VECTOR_INPUT = "vector"
 OUTPUT_NAMES = ("unit_ids", "scores", "num_units")
 DEFAULT_MAX_BATCH = 256
 
@@ -64,6 +69,40 @@ def texts_from_input(tensor: InferInput, max_batch: int) -> list[str]:
     return texts
 
 
+def vectors_from_input(tensor: InferInput, batch: int) -> np.ndarray:
+    """The `vector` tensor as float32 [batch, dimension], or kserve InvalidInput naming what is wrong."""
+    if tensor.datatype != "FP32":
+        raise InvalidInput(f"input '{VECTOR_INPUT}' must be FP32, got {tensor.datatype}")
+    shape = list(tensor.shape)
+    if len(shape) != 2 or shape[0] != batch or shape[1] < 1:
+        raise InvalidInput(f"input '{VECTOR_INPUT}' must have shape [{batch}, dimension] (one row per text), "
+                           f"got {shape}")
+    try:
+        values = np.asarray(tensor.as_numpy(), dtype=np.float32).reshape(shape)
+    except Exception as exc:  # a malformed payload: say so rather than crash
+        raise InvalidInput(f"input '{VECTOR_INPUT}' could not be decoded: {exc}") from None
+    if not np.isfinite(values).all():
+        raise InvalidInput(f"input '{VECTOR_INPUT}' holds values that are not finite")
+    return values
+
+
+def request_inputs(payload: InferRequest, max_batch: int) -> tuple[list[str], np.ndarray | None]:
+    """The texts and, when sent, their vectors; unknown or repeated tensors are refused by name."""
+    by_name: dict[str, InferInput] = {}
+    for tensor in payload.inputs:
+        if tensor.name not in (INPUT_NAME, VECTOR_INPUT):
+            raise InvalidInput(f"unknown input tensor '{tensor.name}': the tagger takes a BYTES tensor "
+                               f"'{INPUT_NAME}' and optionally an FP32 tensor '{VECTOR_INPUT}'")
+        if tensor.name in by_name:
+            raise InvalidInput(f"input tensor '{tensor.name}' is sent twice")
+        by_name[tensor.name] = tensor
+    if INPUT_NAME not in by_name:
+        raise InvalidInput(f"expected an input tensor '{INPUT_NAME}'")
+    texts = texts_from_input(by_name[INPUT_NAME], max_batch)
+    vector = by_name.get(VECTOR_INPUT)
+    return texts, (vectors_from_input(vector, len(texts)) if vector is not None else None)
+
+
 class TaggerModel(Model):
     def __init__(self, artifact_dir: Path, name: str = MODEL_NAME, max_batch: int = DEFAULT_MAX_BATCH,
                  threads: int | None = None) -> None:
@@ -87,7 +126,9 @@ class TaggerModel(Model):
         return self._tagger.version if self._tagger else ""
 
     def get_input_types(self) -> list[dict[str, Any]]:
-        return [{"name": INPUT_NAME, "datatype": "BYTES", "shape": [-1]}]
+        # The metadata lists `vector` so that a client knows it may send it (TritonTagger checks).
+        return [{"name": INPUT_NAME, "datatype": "BYTES", "shape": [-1]},
+                {"name": VECTOR_INPUT, "datatype": "FP32", "shape": [-1, -1]}]
 
     def get_output_types(self) -> list[dict[str, Any]]:
         return [{"name": "unit_ids", "datatype": "BYTES", "shape": [-1, MAX_UNITS]},
@@ -98,9 +139,7 @@ class TaggerModel(Model):
                       response_headers: dict[str, str] | None = None) -> InferResponse:
         if not isinstance(payload, InferRequest):
             raise InvalidInput("the tagger speaks the v2 inference protocol only")
-        if len(payload.inputs) != 1:
-            raise InvalidInput(f"expected exactly one input tensor '{INPUT_NAME}', got {len(payload.inputs)}")
-        texts = texts_from_input(payload.inputs[0], self.max_batch)
+        texts, vectors = request_inputs(payload, self.max_batch)
         for requested in payload.request_outputs or []:
             if requested.name not in OUTPUT_NAMES:
                 raise InvalidInput(f"unknown output '{requested.name}'; outputs are {', '.join(OUTPUT_NAMES)}")
@@ -108,7 +147,10 @@ class TaggerModel(Model):
             self.load()
         tagger = self._tagger
         assert tagger is not None
-        tags = await asyncio.get_running_loop().run_in_executor(None, tagger.tag, texts)
+        try:
+            tags = await asyncio.get_running_loop().run_in_executor(None, tagger.tag, texts, vectors)
+        except PlatformInvalidInput as exc:  # e.g. vectors of another dimension than the head reads
+            raise InvalidInput(str(exc)) from None
         return self._response(payload, tags, tagger.version)
 
     def _response(self, payload: InferRequest, tags: Sequence[Sequence[Any]], version: str) -> InferResponse:

@@ -97,7 +97,7 @@ def test_the_setting_picks_the_embedder_and_names_differ(tmp_path: Path) -> None
 class _FirstUnit:
     version = "trained-test"
 
-    def tag(self, texts: list[str]) -> list[list[UnitScore]]:
+    def tag(self, texts: list[str], vectors: object = None) -> list[list[UnitScore]]:
         return [[UnitScore("ku_1", 0.9)] for _ in texts]
 
 

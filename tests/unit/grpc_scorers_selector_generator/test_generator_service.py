@@ -42,7 +42,7 @@ class RecordingTagger:
         self.units = units
         self.texts: list[str] = []
 
-    def tag(self, texts: Sequence[str]) -> list[list[UnitScore]]:
+    def tag(self, texts: Sequence[str], vectors: object = None) -> list[list[UnitScore]]:
         self.texts.extend(texts)
         return [list(self.units) for _ in texts]
 

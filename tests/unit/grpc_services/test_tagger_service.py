@@ -28,7 +28,7 @@ class KeywordTagger(Tagger):
         self.fail = fail
         self.calls: list[list[str]] = []
 
-    def tag(self, texts: Sequence[str]) -> list[list[UnitScore]]:
+    def tag(self, texts: Sequence[str], vectors: object = None) -> list[list[UnitScore]]:
         self.calls.append(list(texts))
         if self.fail:
             raise RemoteTaggerError("grpc://127.0.0.1:1: connection refused")

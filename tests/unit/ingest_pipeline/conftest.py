@@ -39,7 +39,7 @@ class KeywordTagger(Tagger):
     def __init__(self) -> None:
         self.calls = 0
 
-    def tag(self, texts: Sequence[str]) -> list[list[UnitScore]]:
+    def tag(self, texts: Sequence[str], vectors: object = None) -> list[list[UnitScore]]:
         self.calls += 1
         out = []
         for text in texts:

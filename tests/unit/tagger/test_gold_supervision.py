@@ -13,10 +13,18 @@ from hypothesis import strategies as st
 from scicustom.app.tagging.gold_items import packaged_gold_items
 from scicustom.app.tagging.tagger_training import train
 from scicustom.core.errors import InvalidInput
-from scicustom.core.tagger_training.gold_set import GoldItem, gold_examples, gold_scores, parse_gold_set
+from scicustom.core.tagger_training.gold_set import gold_examples, gold_scores, parse_gold_set
 from scicustom.core.tagger_training.gold_teacher import GoldNeighbourTeacher, TeacherParams, teacher_examples
 from scicustom.core.units import UnitCatalog
-from tests.unit.tagger.tiny_world import TINY_CONFIG, TINY_PLAN, UNITS, corpus_items, tiny_inputs, tiny_trainer
+from tests.unit.tagger.tiny_world import (
+    TINY_CONFIG,
+    TINY_PLAN,
+    UNITS,
+    corpus_items,
+    tiny_inputs,
+    tiny_trainer,
+    with_gold,
+)
 
 CATALOG = UnitCatalog.from_mapping(UNITS)
 
@@ -105,15 +113,8 @@ def test_teacher_examples_label_non_science_subjects_non_scientific_and_skip_unk
 def test_training_with_gold_items_never_trains_on_the_items_that_measure_it(tmp_path) -> None:
     from scicustom.adapters.tagger_artifact_store import TaggerArtifactStore
 
-    inputs = tiny_inputs()
-    splits = ["train", "train", "dev", "heldout"]
-    gold = []
-    for i, item in enumerate(inputs.items[:40]):
-        unit = {"virology": "Virology", "anatomy": "Heart", "college_chemistry": "Chemical kinetics",
-                "college_physics": "Optics"}.get(item.subject)
-        if unit:
-            gold.append(GoldItem(item, splits[i % 4], (unit,)))
-    inputs.gold = gold
+    inputs = with_gold(tiny_inputs())
+    gold = inputs.gold
     checks = {g.item.id for g in gold if g.split != "train"}
     assert not checks & {it.id for it in inputs.without_gold_checks().items}
     result = train(inputs, tiny_trainer(), TaggerArtifactStore(tmp_path), TINY_PLAN, TINY_CONFIG)

@@ -27,7 +27,7 @@ class FixedTagger(Tagger):
         self.units = units
         self.calls = 0
 
-    def tag(self, texts: Sequence[str]) -> list[list[UnitScore]]:
+    def tag(self, texts: Sequence[str], vectors: object = None) -> list[list[UnitScore]]:
         self.calls += 1
         return [list(self.units) for _ in texts]
 

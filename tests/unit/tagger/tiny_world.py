@@ -13,6 +13,7 @@ from scicustom.adapters.torch_tagger_trainer import TorchTaggerTrainer
 from scicustom.app.tagging.tagger_training import TrainingInputs, TrainingResult, train
 from scicustom.core.corpus_item import CorpusItem, make_item
 from scicustom.core.tagger_training.data_plan import DataPlan
+from scicustom.core.tagger_training.gold_set import GoldItem
 from scicustom.core.tagger_training.train_config import TrainConfig
 from scicustom.core.units import UnitCatalog
 from tests.support.hashing_embedder import HashingEmbedder
@@ -61,12 +62,24 @@ def corpus_items(copies: int = 6) -> list[CorpusItem]:
     return items
 
 
-def tiny_inputs() -> TrainingInputs:
-    embedder = HashingEmbedder(64)
+def tiny_inputs(dimensions: int = 64) -> TrainingInputs:
+    embedder = HashingEmbedder(dimensions)
     items = corpus_items()
     vectors = embedder.encode([it.text for it in items])
     return TrainingInputs(catalog=UnitCatalog.from_mapping(UNITS), items=items, item_vectors=vectors,
                           embedder=embedder, units_source="tiny")
+
+
+SUBJECT_UNITS = {"virology": "Virology", "anatomy": "Heart", "college_chemistry": "Chemical kinetics",
+                 "college_physics": "Optics"}
+
+
+def with_gold(inputs: TrainingInputs, count: int = 40) -> TrainingInputs:
+    """`inputs` with the first `count` science items labelled by hand, split train/train/dev/heldout."""
+    splits = ["train", "train", "dev", "heldout"]
+    inputs.gold = [GoldItem(item, splits[i % 4], (SUBJECT_UNITS[item.subject],))
+                   for i, item in enumerate(inputs.items[:count]) if item.subject in SUBJECT_UNITS]
+    return inputs
 
 
 def tiny_trainer(seed: int = 0) -> TorchTaggerTrainer:
@@ -79,6 +92,8 @@ TINY_PLAN = DataPlan(synthetic=600, synthetic_validation=150, paper_test=60, key
 TINY_CONFIG = TrainConfig(epochs=4, batch_size=64, hidden=32, learning_rate=1e-2, embedding_learning_rate=1e-2)
 
 
-def train_tiny(root: Path) -> TrainingResult:
-    """Trains into `root` (a home's models/tagger folder) and makes the version current."""
-    return train(tiny_inputs(), tiny_trainer(), TaggerArtifactStore(root), TINY_PLAN, TINY_CONFIG)
+def train_tiny(root: Path, head_dimensions: int | None = None) -> TrainingResult:
+    """Trains into `root` (a home's models/tagger folder) and makes the version current. With
+    `head_dimensions`, hand-labelled items and vectors of that size: the version has a vector head."""
+    inputs = with_gold(tiny_inputs(head_dimensions)) if head_dimensions else tiny_inputs()
+    return train(inputs, tiny_trainer(), TaggerArtifactStore(root), TINY_PLAN, TINY_CONFIG)

@@ -19,7 +19,6 @@ import json
 import math
 import time
 from collections import Counter
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,7 +37,6 @@ from scicustom.app.papers.withdrawal import batch_withdrawn, withdraw_batches
 from scicustom.core.canonical_json import canonical_bytes
 from scicustom.core.intrinsic import quality_score
 from scicustom.core.units import UnitCatalog
-from scicustom.core.zero_shot_tagger import ZeroShotTagger
 from scicustom.ports import (
     CorpusRepository,
     Embedder,
@@ -46,7 +44,6 @@ from scicustom.ports import (
     ObjectStore,
     SearchIndex,
     Tagger,
-    UnitScore,
 )
 
 
@@ -60,14 +57,6 @@ class StepOutcome:
 
 def _read_json(store: ObjectStore, key: str) -> dict[str, Any]:
     return dict(json.loads(store.get_bytes(key)))
-
-
-def _assign(embedder: Embedder, tagger: Tagger, texts: Sequence[str], vectors: np.ndarray) -> list[list[UnitScore]]:
-    # The zero-shot tagger scores the embeddings of the embedder it was built on (bootstrap builds it
-    # on ctx.embedder): reuse the vectors just computed instead of encoding every text twice.
-    if isinstance(tagger, ZeroShotTagger) and getattr(tagger, "_embedder", None) is embedder:
-        return tagger.tag_vectors(vectors)
-    return tagger.tag(list(texts))
 
 
 def tag_batch(store: ObjectStore, batch_id: str, imported: bytes, source: str, embedder: Embedder,
@@ -91,7 +80,8 @@ def tag_batch(store: ObjectStore, batch_id: str, imported: bytes, source: str, e
     else:
         vectors = embedder.encode(texts) if items else np.zeros((0, 0), dtype=np.float32)
     embedded = time.perf_counter()
-    assigned = _assign(embedder, tagger, texts, vectors) if items else []
+    # A row that is not finite is skipped below; zeroed here so that it cannot fail the batch's tagging.
+    assigned = tagger.tag(list(texts), np.nan_to_num(vectors, nan=0.0, posinf=0.0, neginf=0.0)) if items else []
     tagged_at = time.perf_counter()
     known_units = {u.id for u in catalog.units}
     non_scientific = catalog.non_scientific()

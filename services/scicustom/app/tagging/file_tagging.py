@@ -60,12 +60,13 @@ def zero_shot_choice(store: ObjectStore, embedder: Embedder, catalog: UnitCatalo
                         {u.id: u.name for u in catalog.units})
 
 
-def trained_choice(artifacts: TaggerArtifacts, version: str | None,
+def trained_choice(artifacts: TaggerArtifacts, version: str | None, embedder: Embedder,
                    remote: Callable[[], Tagger] | None = None) -> TaggerChoice:
-    """A trained version (default: the current one), in process or behind `remote` (its model server)."""
+    """A trained version (default: the current one), in process (its head reading `embedder`'s vectors)
+    or behind `remote` (its model server)."""
     artifact = artifacts.load(version)
     names = dict(zip(artifact.unit_ids, artifact.unit_names, strict=True))
-    return TaggerChoice(remote() if remote else artifacts.tagger(artifact), names)
+    return TaggerChoice(remote() if remote else artifacts.tagger(artifact, embedder=embedder), names)
 
 
 def tag_rows(rows: Sequence[Row], choose: Callable[[], TaggerChoice]) -> TaggedRows:

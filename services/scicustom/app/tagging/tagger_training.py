@@ -1,4 +1,5 @@
-"""`scicustom tagger train` and `tagger eval`: data -> networks -> thresholds -> ONNX artifact -> evaluation.
+"""`scicustom tagger train` and `tagger eval`: data -> networks (+ the sentence-vector head) -> thresholds
+-> ONNX artifact -> evaluation.
 
 Dependencies come in explicitly (catalog, corpus items and their embeddings, an Embedder for the
 weak labels and the zero-shot baseline, the TaggerTrainer that owns the networks, the
@@ -27,6 +28,7 @@ from scicustom.core.tagger_training.gold_set import GoldItem, gold_examples, gol
 from scicustom.core.tagger_training.gold_teacher import GoldNeighbourTeacher, teacher_examples, unit_prototypes
 from scicustom.core.tagger_training.thresholds import calibrate_global, calibrate_per_unit
 from scicustom.core.tagger_training.train_config import TrainConfig
+from scicustom.core.tagger_training.vector_head import VectorHead, fit_vector_head
 from scicustom.core.tagger_training.weak_labels import WeakLabeller
 from scicustom.core.units import KnowledgeUnit, UnitCatalog
 from scicustom.core.zero_shot_tagger import (
@@ -132,15 +134,18 @@ def evaluate(inputs: TrainingInputs, tagger: Tagger, plan: DataPlan,
     held_weak = _weak_heldout(inputs, data)
     by_id = {it.id: i for i, it in enumerate(data.heldout_items)}
     weak_index = [by_id[ex.item_id] for ex in held_weak]
+    # Encoded once here, read by the trained tagger's head and by the baselines (the wrapper's cache).
+    paper_vectors = inputs.embedder.encode(texts)
+    held_vectors = inputs.item_vectors[data.heldout_rows]
     started = time.perf_counter()
-    tags = {"trained": (tagger.tag(texts), tagger.tag(held_texts) if held_texts else [])}
+    tags = {"trained": (tagger.tag(texts, paper_vectors), tagger.tag(held_texts, held_vectors) if held_texts else [])}
     trained_seconds = time.perf_counter() - started
     baselines = {}
-    tag_functions = {"trained": tagger.tag}
+    tag_functions: dict[str, TagFunction] = {"trained": tagger.tag}
     for name, with_keywords in (("zeroshot", False), ("zeroshot_keywords", True)):
         baseline = zero_shot_baseline(inputs, with_keywords)
-        held = baseline.tag_vectors(inputs.item_vectors[data.heldout_rows]) if held_texts else []
-        tags[name] = (baseline.tag(texts), held)
+        held = baseline.tag_vectors(held_vectors) if held_texts else []
+        tags[name] = (baseline.tag(texts, paper_vectors), held)
         baselines[name] = {"version": baseline.version, "threshold": baseline.params.threshold}
         tag_functions[name] = baseline.tag
     gold = _gold_evaluation(inputs, tag_functions)
@@ -157,6 +162,7 @@ def evaluate(inputs: TrainingInputs, tagger: Tagger, plan: DataPlan,
         "baselines": baselines,
         "zeroshot_note": "zeroshot: unit names (what `corpus tag` uses by default); zeroshot_keywords: "
                          "names plus K_v",
+        # With the texts' vectors given, as the retag and the ingest give them.
         "trained_items_per_s": round((len(texts) + len(held_texts)) / max(trained_seconds, 1e-9), 1),
     }
 
@@ -180,8 +186,10 @@ def _teacher_examples(inputs: TrainingInputs) -> list[LabelledText]:
                             [u.id for u in catalog.units], scientific, non_sci.id)
 
 
-def _gold_evaluation(inputs: TrainingInputs,
-                     taggers: Mapping[str, Callable[[Sequence[str]], list[list[UnitScore]]]]) -> dict[str, Any]:
+TagFunction = Callable[[Sequence[str], np.ndarray], list[list[UnitScore]]]  # texts, their vectors -> tags
+
+
+def _gold_evaluation(inputs: TrainingInputs, taggers: Mapping[str, TagFunction]) -> dict[str, Any]:
     """Scores of each named tagger on the hand-labelled `dev` and `heldout` items."""
     if not inputs.gold:
         return {}
@@ -192,8 +200,9 @@ def _gold_evaluation(inputs: TrainingInputs,
         if not items:
             continue
         texts = [g.item.text for g in items]
+        vectors = inputs.embedder.encode(texts)
         report[split] = {name: gold_scores(catalog, items, [[catalog.by_id(s.unit_id).name for s in row]
-                                                            for row in tag(texts)])
+                                                            for row in tag(texts, vectors)])
                          for name, tag in taggers.items()}
     return {"real_gold": report}
 
@@ -225,7 +234,10 @@ def train(inputs: TrainingInputs, trainer: TaggerTrainer, artifacts: TaggerArtif
     started = time.perf_counter()
     networks = trainer.train([ex.text for ex in data.train], _label_columns(data.train, column),
                              [ex.text for ex in data.validation], len(catalog.units), config, progress)
+    head = _fit_head(inputs, config.head_blend)
     val_scores = networks.validation_scores
+    if head is not None:
+        val_scores = head.blended(val_scores, _encoded_once(inputs.embedder, [ex.text for ex in data.validation]))
     gold = np.zeros_like(val_scores, dtype=bool)
     for r, cols in enumerate(_label_columns(data.validation, column)):
         gold[r, cols] = True
@@ -250,11 +262,34 @@ def train(inputs: TrainingInputs, trainer: TaggerTrainer, artifacts: TaggerArtif
     }
     artifact = artifacts.save(trainer.export_onnx(networks), trainer.tokenizer_json(), [u.id for u in catalog.units],
                               [u.name for u in catalog.units], [u.domain for u in catalog.units], thresholds,
-                              trainer.max_tokens, MAX_UNITS, records, make_current=make_current)
-    evaluation = evaluate(trainable, artifacts.tagger(artifact), plan, data)
+                              trainer.max_tokens, MAX_UNITS, records, make_current=make_current, head=head)
+    evaluation = evaluate(trainable, artifacts.tagger(artifact, embedder=inputs.embedder), plan, data)
     artifact.records["evaluation"] = evaluation
     artifacts.save_records(artifact)
     return TrainingResult(artifact, train_seconds, examples, evaluation)
+
+
+def _fit_head(inputs: TrainingInputs, blend: float) -> VectorHead | None:
+    """The sentence-vector head on the hand-labelled `train` items' stored vectors (None: blend 0 or
+    no such items); `dev` and `heldout` never train it."""
+    if blend <= 0:
+        return None
+    column = {u.name: i for i, u in enumerate(inputs.catalog.units)}
+    row_of = {it.id: r for r, it in enumerate(inputs.items)}
+    train_gold = [g for g in inputs.gold if g.split == "train" and g.item.id in row_of]
+    if not train_gold:
+        return None
+    return fit_vector_head(inputs.item_vectors[[row_of[g.item.id] for g in train_gold]],
+                           [[column[name] for name in g.gold] for g in train_gold], len(inputs.catalog.units),
+                           blend, inputs.embedder.name)
+
+
+def _encoded_once(embedder: Embedder, texts: Sequence[str]) -> np.ndarray:
+    """Each distinct text encoded once (the `dev` items repeat among the validation examples)."""
+    distinct = list(dict.fromkeys(texts))
+    vectors = embedder.encode(distinct)
+    row = {t: r for r, t in enumerate(distinct)}
+    return vectors[[row[t] for t in texts]]
 
 
 def evaluate_artifact(inputs: TrainingInputs, artifacts: TaggerArtifacts, artifact: TaggerArtifact) -> dict[str, Any]:
@@ -263,7 +298,7 @@ def evaluate_artifact(inputs: TrainingInputs, artifacts: TaggerArtifacts, artifa
     plan = DataPlan(**plan_data) if plan_data else DataPlan()
     if [u.id for u in inputs.catalog.units] != artifact.unit_ids:
         raise ValueError("the unit set differs from the one the tagger was trained on")
-    evaluation = evaluate(inputs, artifacts.tagger(artifact), plan)
+    evaluation = evaluate(inputs, artifacts.tagger(artifact, embedder=inputs.embedder), plan)
     artifact.records["evaluation"] = evaluation
     artifacts.save_records(artifact)
     return evaluation

@@ -3,7 +3,8 @@
 Incremental: an item is tagged again only when there are no tags for it under this tagger version
 or its text changed since (a digest of the tagged text is kept beside the tags). The index is
 rebuilt when anything changed and `index/current.json` names this tagger, as `corpus tag` does
-for the zero-shot baseline.
+for the zero-shot baseline. A tagger that reads sentence vectors gets the corpus's stored ones (only
+an item without one is embedded), so a retag costs what it did before the head.
 """
 
 from __future__ import annotations
@@ -15,9 +16,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from scicustom.app.index_keys import CURRENT_INDEX_KEY
+from scicustom.app.ingest.item_embeddings import StoredEmbeddings
 from scicustom.core.errors import PreconditionFailed
 from scicustom.core.progress import Progress, no_progress
-from scicustom.ports import CorpusRepository, ObjectStore, Tagger, TaggerArtifacts, UnitIndexWriter
+from scicustom.ports import CorpusRepository, Embedder, ObjectStore, Tagger, TaggerArtifacts, UnitIndexWriter
 
 
 @dataclass
@@ -35,7 +37,8 @@ def text_digest(text: str) -> str:
 
 
 def retag_corpus(repo: CorpusRepository, tagger: Tagger, unit_ids: Sequence[str], non_scientific_id: str | None,
-                 index_writer: UnitIndexWriter, batch: int = 4096, progress: Progress = no_progress) -> RetagReport:
+                 index_writer: UnitIndexWriter, batch: int = 4096, progress: Progress = no_progress,
+                 stored: StoredEmbeddings | None = None) -> RetagReport:
     items = repo.load_items()
     if not items:
         raise PreconditionFailed("the corpus is empty; run `scicustom corpus import` first")
@@ -46,7 +49,8 @@ def retag_corpus(repo: CorpusRepository, tagger: Tagger, unit_ids: Sequence[str]
     started = time.perf_counter()
     for start in range(0, len(todo), batch):
         chunk = todo[start : start + batch]
-        for item, assigned in zip(chunk, tagger.tag([it.text for it in chunk]), strict=True):
+        vectors = stored.vectors(chunk)[0] if stored else None
+        for item, assigned in zip(chunk, tagger.tag([it.text for it in chunk], vectors), strict=True):
             tags[item.id] = [(s.unit_id, s.score) for s in assigned]
             digests[item.id] = text_digest(item.text)
         progress("retag", start + len(chunk), len(todo))
@@ -72,11 +76,14 @@ def retag_corpus(repo: CorpusRepository, tagger: Tagger, unit_ids: Sequence[str]
 
 
 def retag_with_trained(repo: CorpusRepository, artifacts: TaggerArtifacts, version: str | None,
-                       index_writer: UnitIndexWriter, progress: Progress = no_progress) -> RetagReport:
-    """`tagger retag`: the trained version (default: the current one) tags the corpus and becomes current."""
+                       index_writer: UnitIndexWriter, embedder: Embedder,
+                       progress: Progress = no_progress) -> RetagReport:
+    """`tagger retag`: the trained version (default: the current one) tags the corpus and becomes current;
+    `embedder`: the platform's, whose stored vectors its head reads."""
     artifact = artifacts.load(version)
-    return retag_corpus(repo, artifacts.tagger(artifact), artifact.unit_ids, artifact.non_scientific_id,
-                        index_writer, progress=progress)
+    stored = StoredEmbeddings(repo, embedder) if artifact.head else None
+    return retag_corpus(repo, artifacts.tagger(artifact, embedder=embedder), artifact.unit_ids,
+                        artifact.non_scientific_id, index_writer, progress=progress, stored=stored)
 
 
 def use_served_tagger(store: ObjectStore, version: str, embedder_name: str) -> dict[str, str]:

@@ -15,6 +15,7 @@ from scicustom.core.tagger_training.data_plan import DataPlan
 from scicustom.core.tagger_training.dataset import QueryWriter
 from scicustom.core.tagger_training.llm_writer import LLMQueryWriter
 from scicustom.core.tagger_training.train_config import TrainConfig
+from scicustom.core.tagger_training.vector_head import DEFAULT_BLEND, MAX_BLEND
 from scicustom.core.units import UnitCatalog
 from scicustom.ports import LLM, CorpusRepository, Embedder, TaggerArtifacts, TaggerTrainer
 
@@ -29,10 +30,13 @@ class TrainRequest:
     seed: int = 0
     llm_model: str | None = None    # write the synthetic queries with this model (the paper's prompt)
     keep_current: bool = False      # do not make the new version the current one
+    head_blend: float = DEFAULT_BLEND  # the sentence-vector head's weight; 0: none
 
     def check(self) -> None:
         if self.synthetic < 1 or self.epochs < 1 or not 0.0 <= self.keyword_heldout < 1.0:
             raise InvalidInput("tagger train", "--synthetic and --epochs must be >= 1, --keyword-heldout in [0, 1)")
+        if not 0.0 <= self.head_blend <= MAX_BLEND:
+            raise InvalidInput("--head-blend", f"must be in [0, {MAX_BLEND:g}], got {self.head_blend:g}")
 
 
 def training_inputs(units: UnitSet, corpus: CorpusRepository, embedder: Embedder,
@@ -55,7 +59,8 @@ def train_tagger(request: TrainRequest, units: UnitSet, corpus: CorpusRepository
     writer = LLMQueryWriter(llm(), request.llm_model) if request.llm_model else None
     inputs = training_inputs(units, corpus, embedder, writer)
     plan = DataPlan(synthetic=request.synthetic, keyword_heldout=request.keyword_heldout, seed=request.seed)
-    return train(inputs, trainer, artifacts, plan, TrainConfig(epochs=request.epochs, seed=request.seed),
+    config = TrainConfig(epochs=request.epochs, seed=request.seed, head_blend=request.head_blend)
+    return train(inputs, trainer, artifacts, plan, config,
                  make_current=not request.keep_current, progress=progress)
 
 

@@ -1,6 +1,7 @@
-"""A trained tagger version as the platform knows it: its units, thresholds, limits and records.
+"""A trained tagger version as the platform knows it: its units, thresholds, limits, its sentence-vector
+head (None for versions trained without one) and records.
 
-The files (model.onnx, tokenizer.json, manifest.json) live in `directory`; how they are written and
+The files (model.onnx, tokenizer.json, vector_head.npz, manifest.json) live in `directory`; how they are written and
 found is the artifact store's business (adapters/tagger_artifact_store.py).
 """
 
@@ -12,11 +13,14 @@ from typing import Any
 
 import numpy as np
 
+from scicustom.core.tagger_training.vector_head import VectorHead
 from scicustom.core.units import NON_SCIENTIFIC
 
 MODEL_FILE = "model.onnx"
 TOKENIZER_FILE = "tokenizer.json"
 MANIFEST_FILE = "manifest.json"
+HEAD_FILE = "vector_head.npz"
+HEAD_RECORD = "vector_head"  # the manifest key describing the head
 
 
 @dataclass
@@ -30,6 +34,7 @@ class TaggerArtifact:
     max_units: int
     directory: Path
     records: dict[str, Any] = field(default_factory=dict)
+    head: VectorHead | None = None
 
     @property
     def model_path(self) -> Path:
@@ -54,5 +59,6 @@ class TaggerArtifact:
             "units": [{"id": i, "name": n, "domain": d}
                       for i, n, d in zip(self.unit_ids, self.unit_names, self.unit_domains, strict=True)],
             "thresholds": [round(float(t), 6) for t in self.thresholds],
+            **({HEAD_RECORD: self.head.manifest()} if self.head else {}),
             **self.records,
         }

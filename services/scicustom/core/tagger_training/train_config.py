@@ -1,8 +1,11 @@
-"""How the tagger's networks are trained: epochs, rates, sizes and the ensemble (recorded in the manifest)."""
+"""How the tagger's networks are trained: epochs, rates, sizes, the ensemble, and the weight of the
+sentence-vector head beside them (recorded in the manifest)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+
+from scicustom.core.tagger_training.vector_head import DEFAULT_BLEND
 
 
 @dataclass(frozen=True)
@@ -20,6 +23,9 @@ class TrainConfig:
     # synthetic queries: one network 0.569 paper-protocol micro-F1, these three 0.599.
     ensemble_embedding_factors: tuple[float, ...] = (1.0, 0.1, 1.0)
     max_pool: bool = True  # the pooled vector is [weighted mean, max] of the token vectors
+    # The head on MiniLM sentence vectors (vector_head.py), fitted on the hand-labelled `train` items;
+    # the served score is (network + head_blend * head) / (1 + head_blend). 0: no head.
+    head_blend: float = DEFAULT_BLEND
 
     def members(self) -> list[TrainConfig]:
         """One single-network config per ensemble member."""
