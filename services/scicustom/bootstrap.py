@@ -172,7 +172,7 @@ class Context:
         if self.settings.tagger_url:
             return self.remote_tagger(self.settings.tagger_url, self.settings.tagger_protocol,
                                       self.settings.tagger_model_name)
-        return self.tagger_artifacts.tagger(self.tagger_artifacts.load(version))
+        return self.tagger_artifacts.tagger(self.tagger_artifacts.load(version), embedder=self.embedder)
 
     def remote_tagger(self, url: str, protocol: Literal["grpc", "http"] = "grpc", model_name: str = "tagger") -> Tagger:
         """The tagger model behind KServe or Triton (Open Inference Protocol v2) at `url`."""
@@ -182,10 +182,16 @@ class Context:
 
     @staticmethod
     def trained_tagger_at(directory: Path, threads: int | None = None) -> Tagger:
-        """The trained version in `directory`, run in process (the KServe model server's tagger)."""
+        """The trained version in `directory`, run in process (the KServe model server's tagger). A version
+        with a sentence-vector head encodes the texts a request brings no vectors for with the embedder
+        the settings name (SCICUSTOM_EMBEDDER), loaded here so that readiness means ready."""
         from scicustom.adapters.onnx_tagger import OnnxTagger
 
-        return OnnxTagger(directory, threads=threads)
+        embedder = Context.from_environment().embedder
+        tagger = OnnxTagger(directory, threads=threads, embedder=embedder)
+        if tagger.artifact.head is not None:
+            embedder.encode(["warm-up"])
+        return tagger
 
     @staticmethod
     def has_trained_tagger(home: Path) -> bool:
@@ -214,7 +220,13 @@ class Context:
     def tagger_model_repository(self) -> TaggerModelRepository:
         from scicustom.adapters.triton_model_repository import TritonModelRepository
 
-        return TritonModelRepository()
+        def sentence_graph() -> Path:
+            # Exported (seconds, torch) only when a version with a sentence-vector head is written.
+            from scicustom.adapters.minilm_onnx_export import ensure_minilm_onnx
+
+            return ensure_minilm_onnx(self.settings.model_cache)
+
+        return TritonModelRepository(sentence_graph=sentence_graph)
 
     @cached_property
     def unit_index_writer(self) -> UnitIndexWriter:

@@ -67,3 +67,4 @@ def test_tagger_image_has_a_triton_and_a_modelserver_target() -> None:
     assert modelserver.last("CMD") == ('["scicustom", "serve", "tagger", "--host", "0.0.0.0", "--http-port", '
                                        '"8080", "--grpc-port", "8081"]')
     assert modelserver.env()["SCICUSTOM_HOME"] == "/mnt"  # KServe mounts the model at /mnt/models
+    assert modelserver.env()["SCICUSTOM_EMBEDDER"] == "minilm-int8"  # a head's encoder without torch

@@ -1,8 +1,13 @@
 """Triton Python-backend model `tagger_tokenizer`: TEXT (BYTES) -> input_ids, attention_mask (INT64).
 
 Ids are padded to a fixed width so Triton's dynamic batcher can stack requests for the ONNX model.
+For a tagger version with a sentence-vector head, the config's parameters `sentence_tokenizer` (a file
+beside this one) and `sentence_tokens` (MiniLM's max_seq_length) make it also emit MiniLM's inputs for
+the sentence encoder: sentence_ids, sentence_mask and sentence_type_ids (zeros) at that width. When the
+sentence tokenizer is the tagger's own file at the same width, the tagger's ids are reused as they are.
 Needs the `tokenizers` package in the Python backend's environment; `tokenizer.json` lies beside
-this file. The pure function `encode_texts` is what the tests check against the embedded path.
+this file. The pure functions `encode_texts` and `sentence_inputs` are what the tests check against the
+embedded path.
 """
 
 from __future__ import annotations
@@ -12,6 +17,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+OWN_TOKENIZER = "tokenizer.json"
 
 
 def load_tokenizer(path: Path, width: int) -> Any:
@@ -34,11 +41,38 @@ def encode_texts(tokenizer: Any, texts: list[str], width: int) -> tuple[np.ndarr
     return ids, mask
 
 
+def sentence_inputs(tokenizer: Any, texts: list[str], width: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """MiniLM's (input_ids, attention_mask, token_type_ids): one segment, so the type ids are zeros."""
+    ids, mask = encode_texts(tokenizer, texts, width)
+    return ids, mask, np.zeros_like(ids)
+
+
 class TritonPythonModel:
     def initialize(self, args: dict[str, Any]) -> None:
-        config = json.loads(args["model_config"])
-        self.width = int(config["parameters"]["max_tokens"]["string_value"])
-        self.tokenizer = load_tokenizer(Path(__file__).parent / "tokenizer.json", self.width)
+        parameters = json.loads(args["model_config"])["parameters"]
+        here = Path(__file__).parent
+        self.width = int(parameters["max_tokens"]["string_value"])
+        self.tokenizer = load_tokenizer(here / OWN_TOKENIZER, self.width)
+        self.sentence: Any = None  # the sentence encoder's tokenizer; None: no head, no sentence inputs
+        self.reuse = False
+        if "sentence_tokens" in parameters:
+            file = parameters["sentence_tokenizer"]["string_value"]
+            self.sentence_width = int(parameters["sentence_tokens"]["string_value"])
+            # The same vocabulary at the same width gives the same ids: tokenize once.
+            self.reuse = file == OWN_TOKENIZER and self.sentence_width == self.width
+            self.sentence = self.tokenizer if self.reuse else load_tokenizer(here / file, self.sentence_width)
+
+    def outputs(self, texts: list[str]) -> list[Any]:
+        import triton_python_backend_utils as pb_utils
+
+        ids, mask = encode_texts(self.tokenizer, texts, self.width)
+        tensors = [pb_utils.Tensor("input_ids", ids), pb_utils.Tensor("attention_mask", mask)]
+        if self.sentence is not None:
+            s_ids, s_mask, s_types = ((ids, mask, np.zeros_like(ids)) if self.reuse
+                                      else sentence_inputs(self.sentence, texts, self.sentence_width))
+            tensors += [pb_utils.Tensor("sentence_ids", s_ids), pb_utils.Tensor("sentence_mask", s_mask),
+                        pb_utils.Tensor("sentence_type_ids", s_types)]
+        return tensors
 
     def execute(self, requests: list[Any]) -> list[Any]:
         import triton_python_backend_utils as pb_utils
@@ -55,7 +89,5 @@ class TritonPythonModel:
             if any(not t.strip() for t in texts):
                 responses.append(pb_utils.InferenceResponse(error=pb_utils.TritonError("text is empty")))
                 continue
-            ids, mask = encode_texts(self.tokenizer, texts, self.width)
-            responses.append(pb_utils.InferenceResponse(output_tensors=[
-                pb_utils.Tensor("input_ids", ids), pb_utils.Tensor("attention_mask", mask)]))
+            responses.append(pb_utils.InferenceResponse(output_tensors=self.outputs(texts)))
         return responses
