@@ -174,6 +174,21 @@ def test_an_item_closer_to_an_exclusion_is_voted_irrelevant_by_every_offline_jud
         assert not verdict.relevant and "excluded 'hospital billing codes'" in verdict.reason
 
 
+def test_an_exclusion_vetoes_only_an_item_nearer_to_it_than_to_the_topic_and_to_its_subject():
+    _, evidence, _ = _evidence()
+    exclusion, topic, subject = evidence.exclusion_vectors[0], evidence.topic, evidence.subject
+
+    def unit(v: np.ndarray) -> np.ndarray:
+        return v / np.linalg.norm(v)
+
+    # Nearer the exclusion than the topic text, but as near the subject's bare name as the exclusion.
+    beside_topic = unit(subject - float(subject @ topic) * topic)
+    terse = unit(exclusion + 2.2 * beside_topic)
+    assert float(terse @ exclusion) > float(terse @ topic) + 0.02
+    assert evidence.excluded_by(terse) is None
+    assert evidence.excluded_by(unit(2 * exclusion + 0.1 * topic)) == "hospital billing codes"
+
+
 def test_exclusive_keywords_are_those_no_other_voted_unit_has():
     a = KnowledgeUnit("a", "Enzyme kinetics", "bio", ("Michaelis constant", "enzyme"))
     b = KnowledgeUnit("b", "Enzyme", "bio", ("enzyme", "catalysis"))

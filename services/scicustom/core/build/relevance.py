@@ -23,7 +23,7 @@ the topic *within its field*, and says why it voted as it did (the reason goes i
                      (`benchmarks/bench_relevance.py --train-model`); weights packaged.
 
 The requirement's exclusions ("Avoid ...", "rather than ...") come first in every judge: an item
-closer to an exclusion than to the topic is voted irrelevant, with that reason; so is, after a vote,
+closer to an exclusion than to both the topic and its subject's name is voted irrelevant, with that reason; so is, after a vote,
 an item mainly about a unit no voting judge ranked (unranked_subjects.py). Next, an item whose
 source files it under the topic itself (MMLU `virology` for a virology requirement) is relevant in
 every judge when it names a topic term or lies clearly closer to the requirement's text than to the
@@ -60,7 +60,11 @@ BACKGROUND_DF = 0.02       # ... and one in more than this share of the backgrou
 # to the topic than a typical item is not about the topic ("structure", "decline", "potential")
 TERM_TOPICALITY_Z = 1.2
 TOPIC_Z = 4.0              # topic-contrast: cosine z-score over the background
-EXCLUSION_MARGIN = 0.02    # veto when cos(item, exclusion) > cos(item, topic) + margin
+# Veto when cos(item, exclusion) > max(cos(item, topic), cos(item, subject)) + margin. Against the topic
+# text alone, terse anatomy questions ("Fovea palatine are mucosal salivary glands", 0.34 to "surgical
+# procedures or pathological conditions", 0.31 to the topic) lay nearer the exclusion than the long topic
+# text; their subject's name ("anatomy", 0.38) shows what they are about.
+EXCLUSION_MARGIN = 0.02
 # A filed item (source_subjects.py) that names no topic term is still the topic's when it lies this much
 # closer to the requirement's own framing than to the bare subject name, and near one of its concept
 # phrases (phrase z-score over the background; see EvidenceJudge).
@@ -282,10 +286,10 @@ class TopicEvidence:
     def excluded_by(self, vector: np.ndarray) -> str | None:
         if not self.exclusions:
             return None
-        cos_topic = float(vector @ self.topic)
+        closest_topic = max(float(vector @ self.topic), float(vector @ self.subject))
         sims = self.exclusion_vectors @ vector
         best = int(np.argmax(sims))
-        if float(sims[best]) > cos_topic + EXCLUSION_MARGIN:
+        if float(sims[best]) > closest_topic + EXCLUSION_MARGIN:
             return self.exclusions[best]
         return None
 
