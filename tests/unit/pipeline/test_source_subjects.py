@@ -18,7 +18,7 @@ from tests.support.hashing_embedder import HashingEmbedder
     ("virology", "virology"), ("medical_genetics", "Medical genetics"), ("Biochemistry / AIIMS 2018", "biochemistry"),
     ("high_school_physics", "physics"), ("college_biology", "Biology."), ("human_aging", "human aging")])
 def test_the_topic_itself_matches(subject, domain):
-    assert filed_under_topic(subject, domain)
+    assert filed_under_topic(subject, domain, domain.replace(" ", "_").rstrip("."))
 
 
 @pytest.mark.parametrize(("subject", "domain"), [
@@ -26,7 +26,14 @@ def test_the_topic_itself_matches(subject, domain):
     "nuclear physics"), ("arc_easy", "virology"), ("science", "science fiction"), ("virology", ""),
     ("Microbiology", "virology")])
 def test_a_field_or_an_unrelated_subject_does_not(subject, domain):
-    assert not filed_under_topic(subject, domain)
+    assert not filed_under_topic(subject, domain, domain.replace(" ", "_"))
+
+
+@pytest.mark.parametrize(("subject", "domain", "name"), [
+    ("conceptual_physics", "physics", "quantum_error_correction"), ("Physiology", "physiology", "oxygen_transport")])
+def test_a_domain_wider_than_the_requirement_named_is_not_its_topic(subject, domain, name):
+    assert not filed_under_topic(subject, domain, name)
+    assert filed_under_topic(subject, domain, f"fresh_{domain}")
 
 
 @given(st.text(max_size=40))

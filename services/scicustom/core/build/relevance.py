@@ -330,7 +330,7 @@ class EvidenceJudge(ABC):
         if elsewhere:
             return Verdict(False, "mainly about " + ", ".join(repr(u) for u in elsewhere)
                            + ", which no voting judge ranked for the requirement")
-        if filed_under_topic(item.subject, requirement.domain):
+        if filed_under_topic(item.subject, requirement.domain, requirement.name):
             filed = f"its source ({item.source}) files it under {item.subject!r}, the topic itself, and "
             found = self.evidence.matched_terms(item)
             if found:
