@@ -23,9 +23,9 @@ the topic *within its field*, and says why it voted as it did (the reason goes i
                      (`benchmarks/bench_relevance.py --train-model`); weights packaged.
 
 The requirement's exclusions ("Avoid ...", "rather than ...") come first in every judge: an item
-closer to an exclusion than to both the topic and its subject's name is voted irrelevant, with that reason; so is, after a vote,
-an item mainly about a unit no voting judge ranked (unranked_subjects.py). Next, an item whose
-source files it under the topic itself (MMLU `virology` for a virology requirement) is relevant in
+closer to an exclusion than to both the topic and its subject's name is voted irrelevant, with that
+reason; so is, after a vote, an item mainly about a unit no voting judge ranked (unranked_subjects.py).
+Next, an item whose source files it under the topic itself (MMLU `virology` for a virology requirement) is relevant in
 every judge when it names a topic term or lies clearly closer to the requirement's text than to the
 subject's bare name: the judges look for what sets a topic apart from its field, which a broad
 topic's own questions need not show.
