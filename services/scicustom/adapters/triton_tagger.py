@@ -77,10 +77,15 @@ class TritonTagger:
                                               f"got shape {list(vectors.shape)}")
             if not self.accepts_vectors():
                 vectors = None
-        out: list[list[UnitScore]] = []
+        # Batches of texts of similar length (answers in the caller's order): the server pads each batch
+        # to its longest text, and a text-only batch of a version with a head is encoded by MiniLM too.
+        order = np.argsort([len(t) for t in texts], kind="stable")
+        out: list[list[UnitScore]] = [[] for _ in texts]
         for start in range(0, len(texts), self.batch_size):
-            rows = vectors[start : start + self.batch_size] if vectors is not None else None
-            out.extend(self._infer(list(texts[start : start + self.batch_size]), rows))
+            chosen = order[start : start + self.batch_size]
+            rows = vectors[chosen] if vectors is not None else None
+            for index, tags in zip(chosen, self._infer([texts[i] for i in chosen], rows), strict=True):
+                out[index] = tags
         return out
 
     def accepts_vectors(self) -> bool:
