@@ -167,15 +167,21 @@ def evaluate(inputs: TrainingInputs, tagger: Tagger, plan: DataPlan,
     }
 
 
+def _hand_labelled_train(inputs: TrainingInputs) -> tuple[list[GoldItem], np.ndarray, list[list[int]]]:
+    """The hand-labelled `train` items among `inputs.items`, their stored vectors and unit columns (what
+    both the teacher and the sentence-vector head learn from)."""
+    column = {u.name: i for i, u in enumerate(inputs.catalog.units)}
+    row_of = {it.id: r for r, it in enumerate(inputs.items)}
+    train_gold = [g for g in inputs.gold if g.split == "train" and g.item.id in row_of]
+    vectors = inputs.item_vectors[[row_of[g.item.id] for g in train_gold]]
+    return train_gold, vectors, [[column[name] for name in g.gold] for g in train_gold]
+
+
 def _teacher_examples(inputs: TrainingInputs) -> list[LabelledText]:
     """Teacher labels for the real items of the training split that no one labelled by hand."""
     catalog = inputs.catalog
-    column = {u.name: i for i, u in enumerate(catalog.units)}
-    row_of = {it.id: r for r, it in enumerate(inputs.items)}
-    train_gold = [g for g in inputs.gold if g.split == "train" and g.item.id in row_of]
-    teacher = GoldNeighbourTeacher(inputs.item_vectors[[row_of[g.item.id] for g in train_gold]],
-                                   [[column[name] for name in g.gold] for g in train_gold],
-                                   unit_prototypes(catalog.units, inputs.embedder))
+    train_gold, vectors, labels = _hand_labelled_train(inputs)
+    teacher = GoldNeighbourTeacher(vectors, labels, unit_prototypes(catalog.units, inputs.embedder))
     labelled = {g.item.id for g in train_gold}
     rows = [r for r, it in enumerate(inputs.items) if real_split(it.id) == "train" and it.id not in labelled]
     non_sci = catalog.non_scientific()
@@ -274,14 +280,10 @@ def _fit_head(inputs: TrainingInputs, blend: float) -> VectorHead | None:
     no such items); `dev` and `heldout` never train it."""
     if blend <= 0:
         return None
-    column = {u.name: i for i, u in enumerate(inputs.catalog.units)}
-    row_of = {it.id: r for r, it in enumerate(inputs.items)}
-    train_gold = [g for g in inputs.gold if g.split == "train" and g.item.id in row_of]
+    train_gold, vectors, labels = _hand_labelled_train(inputs)
     if not train_gold:
         return None
-    return fit_vector_head(inputs.item_vectors[[row_of[g.item.id] for g in train_gold]],
-                           [[column[name] for name in g.gold] for g in train_gold], len(inputs.catalog.units),
-                           blend, inputs.embedder.name)
+    return fit_vector_head(vectors, labels, len(inputs.catalog.units), blend, inputs.embedder.name)
 
 
 def _encoded_once(embedder: Embedder, texts: Sequence[str]) -> np.ndarray:
