@@ -38,7 +38,9 @@ corpus: $(STAMP)
 
 # The trained tagger in place of the zero-shot baseline: ontologies -> anchored units with exclusive
 # K_v -> train (~14 min on 2 cores, once) -> re-tag the corpus incrementally (the index then
-# uses it). Retraining happens when the keyword file changes; `rm $(TAGGER_CURRENT)` forces it.
+# uses it). Retraining happens when the keyword file or the hand labels change; `rm $(TAGGER_CURRENT)`
+# forces it.
+TAGGER_LABELS := services/scicustom/resources/tagger_gold/train.jsonl services/scicustom/resources/tagger_gold/devset.jsonl
 KEYWORDS_FILE := $(SCICUSTOM_HOME)/ontology/knowledge_units_with_keywords.json
 TAGGER_CURRENT := $(SCICUSTOM_HOME)/models/tagger/current.json
 
@@ -46,7 +48,7 @@ $(KEYWORDS_FILE): $(STAMP)
 	$(BIN)/scicustom ontology import
 	$(BIN)/scicustom ontology keywords --out $@
 
-$(TAGGER_CURRENT): $(KEYWORDS_FILE) | corpus
+$(TAGGER_CURRENT): $(KEYWORDS_FILE) $(TAGGER_LABELS) | corpus
 	$(BIN)/scicustom tagger train
 
 tagger: corpus $(TAGGER_CURRENT)

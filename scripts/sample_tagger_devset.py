@@ -41,17 +41,20 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=SEED)
     parser.add_argument("--exclude", type=Path, help="a JSONL file whose ids are not drawn again")
     parser.add_argument("--split", help="give every drawn item this split instead of the id hash")
+    parser.add_argument("--counts", help="per-source counts instead of the scaled defaults, e.g. mmlu=400,arc=500")
     args = parser.parse_args()
+    counts = ({s: round(n * args.scale) for s, n in PER_SOURCE.items()} if not args.counts else
+              {k: int(v) for k, v in (pair.split("=") for pair in args.counts.split(","))})
     excluded = set()
     if args.exclude:
         excluded = {json.loads(line)["id"] for line in args.exclude.read_text(encoding="utf-8").split("\n") if line}
     rows = pq.read_table(args.store / "corpus/items.parquet").to_pylist()
     rng = np.random.default_rng(args.seed)
     chosen = []
-    for source, n in PER_SOURCE.items():
+    for source, n in counts.items():
         pool = sorted((r for r in rows if r["source"] == source and r["id"] not in excluded
                        and (source != "mmlu" or r["subject"] in MMLU_SCIENCE)), key=lambda r: r["id"])
-        picks = rng.choice(len(pool), size=min(round(n * args.scale), len(pool)), replace=False)
+        picks = rng.choice(len(pool), size=min(n, len(pool)), replace=False)
         chosen += [pool[i] for i in sorted(picks)]
     with args.out.open("w", encoding="utf-8") as handle:
         for r in chosen:
