@@ -1,6 +1,6 @@
 # SciCustom. `make run` builds a benchmark on the embedded default; `make test` runs the tests.
 # Both go through `make setup`, which is idempotent: it installs only what is missing (the corpus,
-# then the trained tagger, which takes about 14 minutes the first time).
+# then the trained tagger, which takes about 16 minutes the first time).
 
 SHELL := /bin/bash
 PYTHON ?= python3.11
@@ -37,7 +37,7 @@ corpus: $(STAMP)
 	$(BIN)/scicustom corpus tag
 
 # The trained tagger in place of the zero-shot baseline: ontologies -> anchored units with exclusive
-# K_v -> train (~14 min on 2 cores, once) -> re-tag the corpus incrementally (the index then
+# K_v -> train (~16 min on 2 cores, once) -> re-tag the corpus incrementally (the index then
 # uses it). Retraining happens when the keyword file or the hand labels change; `rm $(TAGGER_CURRENT)`
 # forces it.
 TAGGER_LABELS := services/scicustom/resources/tagger_gold/train.jsonl services/scicustom/resources/tagger_gold/devset.jsonl
