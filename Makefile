@@ -40,7 +40,7 @@ corpus: $(STAMP)
 # K_v -> train (~16 min on 2 cores, once) -> re-tag the corpus incrementally (the index then
 # uses it). Retraining happens when the keyword file or the hand labels change; `rm $(TAGGER_CURRENT)`
 # forces it.
-TAGGER_LABELS := services/scicustom/resources/tagger_gold/train.jsonl services/scicustom/resources/tagger_gold/devset.jsonl
+TAGGER_LABELS := $(addprefix services/scicustom/resources/tagger_gold/,train.jsonl devset.jsonl)
 KEYWORDS_FILE := $(SCICUSTOM_HOME)/ontology/knowledge_units_with_keywords.json
 TAGGER_CURRENT := $(SCICUSTOM_HOME)/models/tagger/current.json
 

@@ -33,6 +33,17 @@ def split_of(item_id: str) -> str:
     return "heldout" if digest / 0xFFFFFFFF < HELDOUT_SHARE else "dev"
 
 
+def source_counts(text: str) -> dict[str, int]:
+    """`mmlu=400,arc=500` -> {"mmlu": 400, "arc": 500}; a bad pair is a usage error naming it."""
+    counts = {}
+    for pair in text.split(","):
+        source, _, n = pair.partition("=")
+        if source not in PER_SOURCE or not n.isdigit():
+            raise argparse.ArgumentTypeError(f"{pair!r}: expected SOURCE=N with SOURCE one of {sorted(PER_SOURCE)}")
+        counts[source] = int(n)
+    return counts
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--store", type=Path, default=Path(".scicustom/store"))
@@ -41,10 +52,10 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=SEED)
     parser.add_argument("--exclude", type=Path, help="a JSONL file whose ids are not drawn again")
     parser.add_argument("--split", help="give every drawn item this split instead of the id hash")
-    parser.add_argument("--counts", help="per-source counts instead of the scaled defaults, e.g. mmlu=400,arc=500")
+    parser.add_argument("--counts", type=source_counts,
+                        help="per-source counts instead of the scaled defaults, e.g. mmlu=400,arc=500")
     args = parser.parse_args()
-    counts = ({s: round(n * args.scale) for s, n in PER_SOURCE.items()} if not args.counts else
-              {k: int(v) for k, v in (pair.split("=") for pair in args.counts.split(","))})
+    counts = args.counts or {s: round(n * args.scale) for s, n in PER_SOURCE.items()}
     excluded = set()
     if args.exclude:
         excluded = {json.loads(line)["id"] for line in args.exclude.read_text(encoding="utf-8").split("\n") if line}
