@@ -133,3 +133,4 @@ def test_the_packaged_gold_set_parses_and_keeps_its_splits_apart() -> None:
     by_split = {s: {g.item.id for g in gold if g.split == s} for s in ("train", "dev", "heldout")}
     assert len(by_split["heldout"]) >= 150 and len(by_split["dev"]) + len(by_split["heldout"]) >= 500
     assert not (by_split["train"] & by_split["heldout"]) and not (by_split["dev"] & by_split["heldout"])
+    assert not (by_split["train"] & by_split["dev"])  # dev calibrates: a trained-on item would flatter it
