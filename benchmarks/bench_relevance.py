@@ -211,6 +211,10 @@ def main() -> None:
     parser.add_argument("--from-dump", type=Path, help="re-score a --dump file (the model judge is recomputed "
                         "from the stored features with the packaged model) instead of judging again")
     args = parser.parse_args()
+    if args.from_dump and args.write_calibration:
+        # The dump's model votes are recomputed from features alone (no filed-under-topic rule), so they
+        # are not the votes a build casts; the calibration must come from the judges themselves.
+        parser.error("--write-calibration needs the judges' own votes: run it without --from-dump")
     gold = [json.loads(line) for line in (GOLD / "devset.jsonl").read_text(encoding="utf-8").splitlines() if line]
     ctx = Context.from_environment()
     if args.from_dump:
