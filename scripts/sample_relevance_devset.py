@@ -7,6 +7,12 @@ seeded). Labels are added by a person reading each item; see RUBRIC.md.
 
     SCICUSTOM_HOME=... .venv/bin/python scripts/sample_relevance_devset.py OUT.jsonl
     ... scripts/sample_relevance_devset.py OUT.jsonl --split fresh --requirements FILE.yaml ...
+    ... scripts/sample_relevance_devset.py OUT.jsonl --split train \
+        --requirements .../relevance_gold/requirements/train_*.yaml --skip-items-of heldout,fresh
+
+--skip-items-of: leave out the items the labelled set already judges in these splits (the measured
+ones), so that a model trained on the new pairs never saw an item it is measured on. The other
+picks are not replaced: the draw stays the same as without the option, less those items.
 """
 
 from __future__ import annotations
@@ -30,8 +36,18 @@ def main() -> None:
     parser.add_argument("out", type=Path)
     parser.add_argument("--requirements", type=Path, nargs="*", help="only these requirement files")
     parser.add_argument("--split", help="the split of every pair (otherwise set when labelling)")
+    parser.add_argument("--skip-items-of", default="", metavar="SPLITS",
+                        help="comma-separated splits of devset.jsonl whose items are not drawn again")
     args = parser.parse_args()
     import yaml
+
+    skip_splits = {s for s in args.skip_items_of.split(",") if s}
+    devset = (ROOT / "relevance_gold/devset.jsonl").read_text(encoding="utf-8")
+    judged = [json.loads(line) for line in devset.splitlines() if line]
+    unknown = skip_splits - {p["split"] for p in judged}
+    if unknown:
+        parser.error(f"--skip-items-of: no split {sorted(unknown)} in devset.jsonl")
+    skip = {p["item_id"] for p in judged if p["split"] in skip_splits}
 
     files = args.requirements or (sorted((ROOT / "requirements").glob("*.yaml"))
                                   + sorted((ROOT / "relevance_gold/requirements").glob("*.yaml")))
@@ -60,6 +76,7 @@ def main() -> None:
             rows.append({"requirement": f.stem, "item_id": it.id, "pool": pool, "source": it.source,
                          "licence": it.licence, **({"split": args.split} if args.split else {}),
                          "question": it.question, "options": list(it.options), "answer": it.answer})
+    rows = [r for r in rows if r["item_id"] not in skip]
     args.out.write_text("".join(json.dumps(r) + "\n" for r in rows))
     print(len(rows))
 

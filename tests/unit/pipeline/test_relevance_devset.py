@@ -1,5 +1,6 @@
 """The labelled relevance set (resources/relevance_gold): every pair names a packaged requirement,
-a licence and one split per requirement; the fresh split's requirements are the `fresh_` files."""
+a licence and one split per requirement; the fresh split's requirements are the `fresh_` files, the
+train split's the `train_` files, and no train pair's item is judged in a measured-only split."""
 
 from __future__ import annotations
 
@@ -40,4 +41,8 @@ def test_every_pair_is_labelled_under_one_split_per_requirement():
     assert all(len(s) == 1 for s in splits.values())
     fresh = {name for name, s in splits.items() if s == {"fresh"}}
     assert fresh == {name for name in splits if name.startswith("fresh_")} and len(fresh) >= 6
-    assert {s for ss in splits.values() for s in ss} == {"dev", "heldout", "fresh"}
+    train = {name for name, s in splits.items() if s == {"train"}}
+    assert train == {name for name in splits if name.startswith("train_")} and len(train) >= 40
+    assert {s for ss in splits.values() for s in ss} == {"train", "dev", "heldout", "fresh"}
+    measured = {p["item_id"] for p in pairs if p["split"] in ("heldout", "fresh")}
+    assert not measured & {p["item_id"] for p in pairs if p["split"] == "train"}
