@@ -30,6 +30,7 @@ from scicustom.core.build.relevance import (
     packaged_calibration,
 )
 from scicustom.core.build.term_postings import TermPostings
+from scicustom.core.build.unit_vectors import UnitDescriptionVectors
 from scicustom.core.build.unranked_subjects import UnrankedSubjects
 from scicustom.core.build.vote import VoteResult
 from scicustom.core.corpus_item import CorpusItem
@@ -97,6 +98,7 @@ def assemble_world(components: Components, requirement: Requirement, seed: int, 
                                                            replace=False))]
     postings = TermPostings([items[i].text for i in order])
     vectors = _VectorView(row_of, matrix)
+    unit_vectors = UnitDescriptionVectors(embedder, catalog.scientific())
     model = RelevanceModel.packaged()
     llm_jury: list[RelevanceJudge] = []
     if jury.llm_judges:  # request.jury_options checked that the requirement lists them
@@ -108,14 +110,16 @@ def assemble_world(components: Components, requirement: Requirement, seed: int, 
     else:
         row_ids = [i for i in order if item_units.get(i)]
         prototypes = unit_prototypes(matrix[[row_of[i] for i in row_ids]], [item_units[i] for i in row_ids])
-        rankers = [EmbeddingUnitRanker(embedder), ProfileBM25UnitRanker(_unit_profiles(catalog, items, tags)),
+        rankers = [EmbeddingUnitRanker(embedder, unit_vectors=unit_vectors),
+                   ProfileBM25UnitRanker(_unit_profiles(catalog, items, tags)),
                    PrototypeUnitRanker(embedder, prototypes)]
 
     def relevance(req: Requirement, votes: VoteResult | None) -> Sequence[RelevanceJudge]:
         voted = [catalog.by_id(u) for u in votes.units] if votes else []
         unit_terms = sorted({t for terms in exclusive_unit_terms(voted).values() for t in terms})
         top_items = frozenset(index.items_with_units(votes.units[:TOP_VOTED_UNITS])) if votes else frozenset()
-        evidence = TopicEvidence(req, embedder, matrix, background_rows, postings, unit_terms, top_items)
+        evidence = TopicEvidence(req, embedder, matrix, background_rows, postings, unit_terms, top_items,
+                                 unit_vectors.matrix())
         # The local voting judges each rank their top 100 units; an LLM judge names only the few tags
         # it chooses, which says nothing against the others: no veto after an LLM vote.
         unranked = UnrankedSubjects(votes, scientific_tags, unit_names) if votes and not jury.llm_judges else None

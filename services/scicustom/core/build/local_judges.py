@@ -24,6 +24,7 @@ from collections.abc import Callable, Mapping, Sequence
 import numpy as np
 
 from scicustom.core.build.relevance import TOP_VOTED_UNITS
+from scicustom.core.build.unit_vectors import UnitDescriptionVectors
 from scicustom.core.corpus_item import CorpusItem
 from scicustom.core.lexical import BM25
 from scicustom.core.requirement import Requirement
@@ -50,14 +51,16 @@ def _rank_by(scores: np.ndarray, candidates: Sequence[KnowledgeUnit], positive_o
 class EmbeddingUnitRanker:
     kind = "local"
 
-    def __init__(self, embedder: Embedder, name: str = "minilm-units", min_top_z: float | None = MIN_TOP_Z) -> None:
+    def __init__(self, embedder: Embedder, name: str = "minilm-units", min_top_z: float | None = MIN_TOP_Z,
+                 unit_vectors: UnitDescriptionVectors | None = None) -> None:
         self.name = name
         self._embedder = embedder
         self._min_top_z = min_top_z
+        self._unit_vectors = unit_vectors or UnitDescriptionVectors(embedder, ())
 
     def rank_units(self, requirement: Requirement, candidates: Sequence[KnowledgeUnit]) -> list[str]:
         req = self._embedder.encode([requirement.topic_text])[0]
-        units = self._embedder.encode([u.describe() for u in candidates])
+        units = self._unit_vectors.of(candidates)
         return _rank_by(units @ req, candidates, positive_only=False, min_top_z=self._min_top_z)
 
 
