@@ -348,6 +348,24 @@ def test_a_paraphrase_with_the_same_key_and_options_is_a_near_duplicate_a_differ
     assert passed == [0, 2, 3] and counts["dropped"]["near-duplicate"] == 1
 
 
+def test_a_question_restated_by_another_source_with_its_own_options_is_a_near_duplicate():
+    first = make_item("arc", "CC-BY-SA-4.0", "s", "What keeps the planets in orbit around the Sun?",
+                      ["gravity", "light", "magnetism", "wind"], 0)
+    restated = make_item("sciq", "CC-BY-NC-3.0", "s", "The force necessary to keep planets in orbit around the "
+                         "Sun is", ["friction.", "gravity.", "inertia.", "tension."], 1)
+    other_key = make_item("sciq", "CC-BY-NC-3.0", "s", "Which force slows a rolling ball?",
+                          ["friction", "gravity", "inertia", "lift"], 0)
+    far = make_item("arc", "CC-BY-SA-4.0", "s", "Which force pulls a dropped apple down?",
+                    ["gravity", "friction", "lift", "drag"], 0)
+    unit = np.array([1.0, 0.0], dtype=np.float32)
+    at = [unit, np.array([0.86, np.sqrt(1 - 0.86**2)], dtype=np.float32),
+          np.array([0.9, np.sqrt(1 - 0.81)], dtype=np.float32), np.array([0.8, -0.6], dtype=np.float32)]
+    passed, counts = quality_gate([first, restated, other_key, far], at)
+    # The restatement (cosine 0.86, the key in the same word, no option shared) goes; a near question with
+    # another key (0.9) and one with the same key further away (0.8) stay.
+    assert passed == [0, 2, 3] and counts["dropped"]["near-duplicate"] == 1
+
+
 def test_the_spread_between_requirements_is_small_when_they_agree_and_large_when_they_differ():
     assert between_requirement_concentration([(8, 2)] * 10) > 500
     assert between_requirement_concentration([(10, 0), (0, 10)] * 3) < 1
