@@ -69,8 +69,7 @@ def synthetic_world(n_per_topic: int = 60, open_items: bool = False, offline_jur
             voted = [catalog.by_id(u) for u in votes.units] if votes else []
             terms = sorted({t for ts in exclusive_unit_terms(voted).values() for t in ts})
             evidence = TopicEvidence(req, embedder, matrix, list(range(0, len(ids), 3)),
-                                     TermPostings([items[i].text for i in ids]), terms,
-                                     unit_vectors=embedder.encode([u.describe() for u in catalog.scientific()]))
+                                     TermPostings([items[i].text for i in ids]), terms)
             return offline_relevance_jury(evidence, vectors, RelevanceModel.packaged())
         return local_relevance_jury(req, embedder, vectors, background, list(votes.units) if votes else [],
                                     item_units, 0.75)

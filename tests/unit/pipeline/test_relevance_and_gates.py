@@ -30,10 +30,6 @@ from scicustom.core.units import KnowledgeUnit
 from tests.support.hashing_embedder import HashingEmbedder
 from tests.support.synthetic_world import synthetic_world
 
-# Descriptions standing in for the units' (the relevance model reads the item's unit contrast).
-UNIT_TEXTS = ["Enzyme: substrate, digestion, pathway", "Weather: sky, colour, town", "Billing: hospital codes",
-              "Market: price, stock"]
-
 KINETICS = Requirement("enzyme_kinetics", "enzyme kinetics",
                        "Questions on enzyme kinetics: Vmax, Km and uncompetitive inhibition. "
                        "Avoid hospital billing codes.")
@@ -57,8 +53,7 @@ def _evidence(unit_terms=()):
     ids = [it.id for it in items]
     matrix = embedder.encode([it.text for it in items])
     evidence = TopicEvidence(KINETICS, embedder, matrix, list(range(0, len(ids), 2)),
-                             TermPostings([it.text for it in items]), unit_terms,
-                             unit_vectors=embedder.encode(UNIT_TEXTS))
+                             TermPostings([it.text for it in items]), unit_terms)
     return items, evidence, {i: matrix[r] for r, i in enumerate(ids)}
 
 
@@ -80,7 +75,7 @@ def _evidence_over(requirement, groups):
     embedder = HashingEmbedder()
     matrix = embedder.encode([it.text for it in items])
     return items, TopicEvidence(requirement, embedder, matrix, list(range(len(items))),
-                                TermPostings([it.text for it in items]), unit_vectors=embedder.encode(UNIT_TEXTS))
+                                TermPostings([it.text for it in items]))
 
 
 def test_a_rare_word_named_by_items_all_over_the_corpus_is_not_a_topic_term():
@@ -205,14 +200,10 @@ def test_exclusive_keywords_are_those_no_other_voted_unit_has():
 def test_the_packaged_model_loads_and_is_monotone_in_its_evidence():
     model = RelevanceModel.packaged()
     assert model.features == RelevanceModel.FEATURES
-    low = {"z": 1.0, "phrase_z": 1.0, "specific_terms": 0.0, "contrast": -0.05, "top_unit": 0.0,
-           "unit_contrast": -0.15}
-    high = {"z": 6.0, "phrase_z": 6.0, "specific_terms": 2.0, "contrast": 0.1, "top_unit": 1.0,
-            "unit_contrast": 0.05}
+    low = {"z": 1.0, "phrase_z": 1.0, "specific_terms": 0.0, "contrast": -0.05, "top_unit": 0.0}
+    high = {"z": 6.0, "phrase_z": 6.0, "specific_terms": 2.0, "contrast": 0.1, "top_unit": 1.0}
     assert 0 <= model.probability(low) < model.probability(high) <= 1
     assert model.probability(low) < model.probability({**low, "top_unit": 1.0})
-    # An item nearer the units that describe it than the topic is less likely the topic's.
-    assert model.probability({**high, "unit_contrast": -0.15}) < model.probability(high)
 
 
 def test_a_model_names_the_features_its_weights_are_for():
@@ -233,28 +224,6 @@ def test_the_model_sees_whether_an_item_carries_one_of_the_votes_top_units():
     evidence = TopicEvidence(KINETICS, embedder, matrix, [0, 1, 2, 3], TermPostings([it.text for it in items]),
                              top_unit_items=frozenset({items[1].id}))
     assert [evidence.features(it, matrix[k])["top_unit"] for k, it in enumerate(items)] == [0.0, 1.0, 0.0, 0.0]
-
-
-def test_the_unit_contrast_is_the_topic_against_the_units_nearest_the_item():
-    """An item about another unit (billing) lies nearer that unit than the topic; an item in the topic's
-    words lies nearer the topic than any unit. Without the units' vectors the evidence cannot give the
-    feature, and a model that reads it refuses such evidence."""
-    items = [make_item("t", "CC0", "s", "An uncompetitive inhibitor lowers Vmax and Km of the enzyme how?",
-                       ["a", "b"], 0),
-             make_item("t", "CC0", "s", "Which hospital billing codes apply to the visit?", ["a", "b"], 0)]
-    embedder = HashingEmbedder()
-    matrix = embedder.encode([it.text for it in items])
-    units = embedder.encode(UNIT_TEXTS)
-    evidence = TopicEvidence(KINETICS, embedder, matrix, [0, 1], TermPostings([it.text for it in items]),
-                             unit_vectors=units)
-    on_topic, billing = (evidence.features(it, matrix[k])["unit_contrast"] for k, it in enumerate(items))
-    nearest = np.sort(units @ matrix[1])[-3:].mean()
-    assert billing == pytest.approx(float(matrix[1] @ evidence.topic) - float(nearest))
-    assert on_topic > billing
-    bare = TopicEvidence(KINETICS, embedder, matrix, [0, 1], TermPostings([it.text for it in items]))
-    assert "unit_contrast" not in bare.features(items[0], matrix[0])
-    with pytest.raises(ValueError, match="units' vectors"):
-        offline_relevance_jury(bare, {it.id: matrix[k] for k, it in enumerate(items)}, RelevanceModel.packaged())
 
 
 def test_broad_ancestors_give_way_to_specific_units_unless_the_requirement_names_them():

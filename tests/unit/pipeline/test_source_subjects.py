@@ -49,8 +49,7 @@ def _jury(requirement, items):
     ids = [it.id for it in items]
     matrix = embedder.encode([it.text for it in items])
     evidence = TopicEvidence(requirement, embedder, matrix, list(range(len(ids))),
-                             TermPostings([it.text for it in items]),
-                             unit_vectors=embedder.encode(["Virology: virus, genome", "Weather: sky, town"]))
+                             TermPostings([it.text for it in items]))
     return offline_relevance_jury(evidence, {i: matrix[r] for r, i in enumerate(ids)}, RelevanceModel.packaged())
 
 

@@ -55,8 +55,7 @@ def test_every_offline_judge_rejects_such_an_item_with_the_unit_even_one_filed_u
     embedder = HashingEmbedder()
     matrix = embedder.encode([it.text for it in items])
     evidence = TopicEvidence(virology, embedder, matrix, list(range(len(items))),
-                             TermPostings([it.text for it in items]),
-                             unit_vectors=embedder.encode(["Virology: virus, replication", "Weather: sky, town"]))
+                             TermPostings([it.text for it in items]))
     vectors = {it.id: matrix[r] for r, it in enumerate(items)}
     tags = {items[0].id: [("vir", 1.0)], items[1].id: [("vir", 1.0), ("epi", 1.0)]}
     plain = offline_relevance_jury(evidence, vectors, RelevanceModel.packaged())

@@ -98,7 +98,6 @@ def assemble_world(components: Components, requirement: Requirement, seed: int, 
                                                            replace=False))]
     postings = TermPostings([items[i].text for i in order])
     vectors = _VectorView(row_of, matrix)
-    unit_vectors = UnitDescriptionVectors(embedder, catalog.scientific())
     model = RelevanceModel.packaged()
     llm_jury: list[RelevanceJudge] = []
     if jury.llm_judges:  # request.jury_options checked that the requirement lists them
@@ -110,7 +109,8 @@ def assemble_world(components: Components, requirement: Requirement, seed: int, 
     else:
         row_ids = [i for i in order if item_units.get(i)]
         prototypes = unit_prototypes(matrix[[row_of[i] for i in row_ids]], [item_units[i] for i in row_ids])
-        rankers = [EmbeddingUnitRanker(embedder, unit_vectors=unit_vectors),
+        # The units' description vectors are encoded once for every build this world serves.
+        rankers = [EmbeddingUnitRanker(embedder, unit_vectors=UnitDescriptionVectors(embedder, catalog.scientific())),
                    ProfileBM25UnitRanker(_unit_profiles(catalog, items, tags)),
                    PrototypeUnitRanker(embedder, prototypes)]
 
@@ -118,8 +118,7 @@ def assemble_world(components: Components, requirement: Requirement, seed: int, 
         voted = [catalog.by_id(u) for u in votes.units] if votes else []
         unit_terms = sorted({t for terms in exclusive_unit_terms(voted).values() for t in terms})
         top_items = frozenset(index.items_with_units(votes.units[:TOP_VOTED_UNITS])) if votes else frozenset()
-        evidence = TopicEvidence(req, embedder, matrix, background_rows, postings, unit_terms, top_items,
-                                 unit_vectors.matrix())
+        evidence = TopicEvidence(req, embedder, matrix, background_rows, postings, unit_terms, top_items)
         # The local voting judges each rank their top 100 units; an LLM judge names only the few tags
         # it chooses, which says nothing against the others: no veto after an LLM vote.
         unranked = UnrankedSubjects(votes, scientific_tags, unit_names) if votes and not jury.llm_judges else None

@@ -18,12 +18,9 @@ the topic *within its field*, and says why it voted as it did (the reason goes i
                      seeded background sample) *and* closer to the topic than to the centroid of the
                      topic's neighbourhood (the field the topic sits in).
   relevance-model    a logistic model over those signals (z, phrase z, specific-term count,
-                     contrast), whether the tagger gives the item one of the vote's top 3 units, and
-                     the unit contrast: how much closer the item lies to the topic than to the units
-                     that describe it best (an item about PCR, or about the pituitary, lies nearer
-                     those units than to "DNA replication" or "thyroid physiology"). Trained on the
-                     labelled `train` split of resources/relevance_gold, its threshold set on the
-                     `dev` split (`benchmarks/bench_relevance.py --train-model`); weights packaged.
+                     contrast) and whether the tagger gives the item one of the vote's top 3 units,
+                     trained on the labelled development split of resources/relevance_gold
+                     (`benchmarks/bench_relevance.py --train-model`); weights packaged.
 
 The requirement's exclusions ("Avoid ...", "rather than ...") come first in every judge: an item
 closer to an exclusion than to both the topic and its subject's name is voted irrelevant, with that
@@ -76,7 +73,6 @@ NARROWING_PHRASE_Z = 3.5
 MAX_SPECIFIC = 3           # the model sees min(specific terms, 3)
 TOP_VOTED_UNITS = 3        # ... and whether the item is tagged with one of the vote's first 3 units
                            # (as the earlier jury's top-units judge, local_judges.py, asked)
-NEAREST_UNITS = 3          # unit contrast: the topic against the mean of the item's 3 nearest unit descriptions
 MAX_COMPOUND = 4           # words of a concept phrase matched as one term
 # Words that are rare in a science neighbourhood but say nothing about a topic.
 GENERIC_TERMS = frozenset(term_tokens(
@@ -169,8 +165,7 @@ class RelevanceModel:
     trained_on: str = ""
     features: tuple[str, ...] = ("z", "phrase_z", "specific_terms", "contrast")
 
-    # what TopicEvidence.features gives; unit_contrast only where it has the units' vectors
-    FEATURES = ("z", "phrase_z", "specific_terms", "contrast", "top_unit", "unit_contrast")
+    FEATURES = ("z", "phrase_z", "specific_terms", "contrast", "top_unit")  # what TopicEvidence.features gives
 
     def __post_init__(self) -> None:
         if len(self.weights) != len(self.features) or not set(self.features) <= set(self.FEATURES):
@@ -203,13 +198,11 @@ class TopicEvidence:
 
     def __init__(self, requirement: Requirement, embedder: Embedder, corpus_matrix: np.ndarray,
                  background_rows: Sequence[int], postings: TermPostings, unit_terms: Sequence[str] = (),
-                 top_unit_items: frozenset[str] = frozenset(), unit_vectors: np.ndarray | None = None) -> None:
+                 top_unit_items: frozenset[str] = frozenset()) -> None:
         """`corpus_matrix`, `background_rows` and `postings` index the same rows (the world's item order);
-        `top_unit_items`: the items tagged with one of the vote's top units (TOP_VOTED_UNITS);
-        `unit_vectors`: the embedder's vectors of the scientific units' descriptions (unit_vectors.py)."""
+        `top_unit_items`: the items tagged with one of the vote's top units (TOP_VOTED_UNITS)."""
         self.requirement = requirement
         self.top_unit_items = top_unit_items
-        self.unit_vectors = unit_vectors if unit_vectors is not None and len(unit_vectors) else None
         self.phrases = requirement_phrases(requirement)
         self.exclusions = requirement_exclusions(requirement)
         encoded = embedder.encode([requirement.topic_text, requirement.domain, *self.phrases, *self.exclusions])
@@ -269,21 +262,13 @@ class TopicEvidence:
     def features(self, item: CorpusItem, vector: np.ndarray) -> dict[str, float]:
         cos = float(vector @ self.topic)
         found = self.matched_terms(item)
-        features = {
+        return {
             "z": (cos - self._mu) / self._sd,
             "phrase_z": self.phrase_z(vector),
             "specific_terms": float(min(len(found), MAX_SPECIFIC)),
             "contrast": cos - float(vector @ self.field),
             "top_unit": float(item.id in self.top_unit_items),
         }
-        if self.unit_vectors is not None:
-            nearest = np.sort(self.unit_vectors @ vector)[-NEAREST_UNITS:]
-            features["unit_contrast"] = cos - float(nearest.mean())
-        return features
-
-    def offers(self, features: Sequence[str]) -> bool:
-        """Whether `features` reads only what this evidence can compute."""
-        return self.unit_vectors is not None or "unit_contrast" not in features
 
     def matched_rare_terms(self, item: CorpusItem) -> list[str]:
         return sorted(self.rare_terms.intersection(term_tokens(item.text)))
@@ -396,8 +381,6 @@ class RelevanceModelJudge(EvidenceJudge):
 
     def __init__(self, evidence: TopicEvidence, vectors: Mapping[str, np.ndarray], model: RelevanceModel,
                  unranked: UnrankedSubjects | None = None) -> None:
-        if not evidence.offers(model.features):
-            raise ValueError(f"the relevance model reads {model.features}: the evidence needs the units' vectors")
         super().__init__(evidence, vectors, unranked)
         self._model = model
 

@@ -1,9 +1,9 @@
 """The embedder's vectors of the units' descriptions, encoded once per world.
 
-A build's vote (the minilm-units ranker) and its relevance evidence (the unit contrast of
-relevance.py) both read the vectors of every scientific unit's description; encoding the 641 of
-the default units takes about 9 s on 2 cores, so a world encodes them once, on first use, for every
-build it serves.
+A build's vote (the minilm-units ranker) reads the vectors of every scientific unit's description;
+encoding the 641 of the default units takes about 9 s on 2 cores. A world encodes them once, on
+first use, for every build it serves: a service's later builds, or `bench_relevance`'s 88
+requirements, no longer encode them again.
 """
 
 from __future__ import annotations
