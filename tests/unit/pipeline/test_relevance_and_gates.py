@@ -270,6 +270,18 @@ def test_a_pictured_ecg_radiograph_or_instrument_is_missing_context_but_one_desc
         assert check_item(_mcq(described, ["a", "b", "c", "d"])) is None, described
 
 
+def test_a_long_vignette_that_says_where_its_image_is_is_missing_context_a_long_story_is_not():
+    history = "A 15-year-old boy presents with fatigue and shortness of breath. " * 10  # past the length limit
+    for pointed in ("His peripheral blood smear is shown in the picture. Which inheritance pattern is likely?",
+                    "The inclusions indicated by the arrows are made of which protein?",
+                    "An ECG is performed and shown in the image below. What is the next step?"):
+        assert check_item(_mcq(history + pointed, ["a", "b", "c", "d"])) == "missing-context", pointed
+    for story in ("The attorney was given the photograph by the man. Is it admissible?",
+                  "The figure was not necessary for his reelection. Why did he win?",
+                  "The lab results are shown in the following table:\nSodium 140 mEq/L\nWhat is the diagnosis?"):
+        assert check_item(_mcq(history + story, ["a", "b", "c", "d"])) is None, story
+
+
 @settings(max_examples=30, deadline=None)
 @given(st.lists(st.sampled_from(["Neon", "Argon", "Iron", "Tin", "Lead"]), min_size=2, max_size=5))
 def test_duplicate_options_are_found_whatever_their_case_and_spacing(options):

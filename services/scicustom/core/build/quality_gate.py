@@ -84,12 +84,22 @@ _ALL_ABOVE = re.compile(r"^(?:all of (?:the )?(?:above|these|the following)|all 
 _NONE_ABOVE = re.compile(r"^none of (?:the )?(?:above|these)\.?$", re.I)
 _NEGATED = re.compile(r"\b(?:except|not|false|incorrect|least likely)\b", re.I)
 _WORD = re.compile(r"[a-z0-9]+")
-LONG_QUESTION = 600  # a question this long usually carries its own passage or table
+LONG_QUESTION = 600  # a question this long usually carries its own passage or table ...
+# ... but never its picture (the corpora are text only): whatever its length, a question that says where its
+# image is points at one that is not there ("His peripheral blood smear is shown in the picture", "noted by the
+# arrow in the image": 31 MedQA vignettes of 600+ characters, 2 shorter ones). A picture word alone is not
+# enough in a long question: "the photographs were developed", "the figure was not necessary", "was given the
+# photograph" tell a story.
+_POINTS_AT_PICTURE = re.compile(r"\b(?:shown|seen|illustrated|presented|displayed|noted|indicated|marked|refer)\b"
+                                r"[^.?\n]{0,25}\b(?:(?:figure|image|picture|photograph|photo|diagram|arrow)s?\b|fig\.)",
+                                re.I)
 
 
 def check_item(item: CorpusItem) -> str | None:
     """The first reason the item is malformed, or None."""
     if len(item.question) < LONG_QUESTION and any(p.search(item.question) for p in _MISSING):
+        return "missing-context"
+    if _POINTS_AT_PICTURE.search(item.question):
         return "missing-context"
     options = [normalise_text(o) for o in item.options]
     if any(not o.strip(" .") for o in options):
