@@ -1,6 +1,7 @@
 """The labelled relevance set (resources/relevance_gold): every pair names a packaged requirement,
 a licence and one split per requirement; the fresh split's requirements are the `fresh_` files, the
-train split's the `train_` files, and no train pair's item is judged in a measured-only split."""
+train and broad splits' the `train_` and `broad_` files, and no item of theirs is judged in `heldout` or
+`fresh` (they were drawn to fit models on)."""
 
 from __future__ import annotations
 
@@ -43,6 +44,8 @@ def test_every_pair_is_labelled_under_one_split_per_requirement():
     assert fresh == {name for name in splits if name.startswith("fresh_")} and len(fresh) >= 6
     train = {name for name, s in splits.items() if s == {"train"}}
     assert train == {name for name in splits if name.startswith("train_")} and len(train) >= 40
-    assert {s for ss in splits.values() for s in ss} == {"train", "dev", "heldout", "fresh"}
+    broad = {name for name, s in splits.items() if s == {"broad"}}
+    assert broad == {name for name in splits if name.startswith("broad_")} and len(broad) >= 10
+    assert {s for ss in splits.values() for s in ss} == {"train", "dev", "heldout", "fresh", "broad"}
     measured = {p["item_id"] for p in pairs if p["split"] in ("heldout", "fresh")}
-    assert not measured & {p["item_id"] for p in pairs if p["split"] == "train"}
+    assert not measured & {p["item_id"] for p in pairs if p["split"] in ("train", "broad")}
