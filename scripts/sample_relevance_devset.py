@@ -41,13 +41,15 @@ def main() -> None:
     args = parser.parse_args()
     import yaml
 
-    skip_splits = {s for s in args.skip_items_of.split(",") if s}
-    devset = (ROOT / "relevance_gold/devset.jsonl").read_text(encoding="utf-8")
-    judged = [json.loads(line) for line in devset.splitlines() if line]
-    unknown = skip_splits - {p["split"] for p in judged}
-    if unknown:
-        parser.error(f"--skip-items-of: no split {sorted(unknown)} in devset.jsonl")
-    skip = {p["item_id"] for p in judged if p["split"] in skip_splits}
+    skip: set[str] = set()
+    if args.skip_items_of:
+        skip_splits = {s for s in args.skip_items_of.split(",") if s}
+        devset = (ROOT / "relevance_gold/devset.jsonl").read_text(encoding="utf-8")
+        judged = [json.loads(line) for line in devset.splitlines() if line]
+        unknown = skip_splits - {p["split"] for p in judged}
+        if unknown:
+            parser.error(f"--skip-items-of: no split {sorted(unknown)} in devset.jsonl")
+        skip = {p["item_id"] for p in judged if p["split"] in skip_splits}
 
     files = args.requirements or (sorted((ROOT / "requirements").glob("*.yaml"))
                                   + sorted((ROOT / "relevance_gold/requirements").glob("*.yaml")))
