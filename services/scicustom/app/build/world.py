@@ -30,7 +30,6 @@ from scicustom.core.build.relevance import (
     packaged_calibration,
 )
 from scicustom.core.build.term_postings import TermPostings
-from scicustom.core.build.unit_vectors import UnitDescriptionVectors
 from scicustom.core.build.unranked_subjects import UnrankedSubjects
 from scicustom.core.build.vote import VoteResult
 from scicustom.core.corpus_item import CorpusItem
@@ -109,9 +108,7 @@ def assemble_world(components: Components, requirement: Requirement, seed: int, 
     else:
         row_ids = [i for i in order if item_units.get(i)]
         prototypes = unit_prototypes(matrix[[row_of[i] for i in row_ids]], [item_units[i] for i in row_ids])
-        # The units' description vectors are encoded once for every build this world serves.
-        rankers = [EmbeddingUnitRanker(embedder, unit_vectors=UnitDescriptionVectors(embedder, catalog.scientific())),
-                   ProfileBM25UnitRanker(_unit_profiles(catalog, items, tags)),
+        rankers = [EmbeddingUnitRanker(embedder), ProfileBM25UnitRanker(_unit_profiles(catalog, items, tags)),
                    PrototypeUnitRanker(embedder, prototypes)]
 
     def relevance(req: Requirement, votes: VoteResult | None) -> Sequence[RelevanceJudge]:

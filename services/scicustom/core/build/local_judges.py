@@ -19,12 +19,12 @@ they read the requirement's topic text, without its instructions and exclusions.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
 from scicustom.core.build.relevance import TOP_VOTED_UNITS
-from scicustom.core.build.unit_vectors import UnitDescriptionVectors
 from scicustom.core.corpus_item import CorpusItem
 from scicustom.core.lexical import BM25
 from scicustom.core.requirement import Requirement
@@ -51,16 +51,25 @@ def _rank_by(scores: np.ndarray, candidates: Sequence[KnowledgeUnit], positive_o
 class EmbeddingUnitRanker:
     kind = "local"
 
-    def __init__(self, embedder: Embedder, name: str = "minilm-units", min_top_z: float | None = MIN_TOP_Z,
-                 unit_vectors: UnitDescriptionVectors | None = None) -> None:
+    def __init__(self, embedder: Embedder, name: str = "minilm-units", min_top_z: float | None = MIN_TOP_Z) -> None:
         self.name = name
         self._embedder = embedder
         self._min_top_z = min_top_z
-        self._unit_vectors = unit_vectors or UnitDescriptionVectors(embedder, ())
+        # Every vote ranks the same candidates (the catalog's scientific units), and encoding their 641
+        # descriptions takes about 9 s on 2 cores: a world's ranker encodes them once for all its builds.
+        self._encoded: tuple[tuple[str, ...], np.ndarray] | None = None
+        self._lock = threading.Lock()
+
+    def _unit_vectors(self, candidates: Sequence[KnowledgeUnit]) -> np.ndarray:
+        ids = tuple(u.id for u in candidates)
+        with self._lock:
+            if self._encoded is None or self._encoded[0] != ids:
+                self._encoded = (ids, self._embedder.encode([u.describe() for u in candidates]))
+            return self._encoded[1]
 
     def rank_units(self, requirement: Requirement, candidates: Sequence[KnowledgeUnit]) -> list[str]:
         req = self._embedder.encode([requirement.topic_text])[0]
-        units = self._unit_vectors.of(candidates)
+        units = self._unit_vectors(candidates)
         return _rank_by(units @ req, candidates, positive_only=False, min_top_z=self._min_top_z)
 
 
