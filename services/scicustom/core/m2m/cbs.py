@@ -11,6 +11,8 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from scicustom.core.m2m.text_primitives import python_round
+
 METRICS = ("rcf", "hpa", "msi", "sns", "ip", "pdq")
 
 
@@ -46,4 +48,4 @@ def composite_columns(aggregates: Mapping[str, Sequence[float | None] | np.ndarr
         score = score + np.where(present, weights[metric] * np.nan_to_num(values), 0.0)
         total = total + np.where(present, weights[metric], 0.0)
     ratio = np.divide(score, total, out=np.zeros(n), where=total > 0)
-    return [round(float(v), decimals) for v in ratio]
+    return python_round(ratio, decimals)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import cast
 
 from scicustom.core.errors import InvalidInput
 from scicustom.core.m2m import hpa, ip, msi, pdq, rcf, sns
@@ -93,7 +94,8 @@ def row_metric_columns(records: M2MRecords, vocabulary: M2MVocabulary,
     for metric_columns in (rcf.score_rcf(texts), hpa.score_hpa(texts), msi.score_msi(texts, options),
                            ip.score_ip(texts, options), pdq.score_pdq(texts, options)):
         for name, values in metric_columns.items():
-            columns[name] = values.tolist() if name in COUNT_COLUMNS else list(python_round(values, decimals))
+            columns[name] = (values.tolist() if name in COUNT_COLUMNS
+                             else cast(list[float | int | None], python_round(values, decimals)))
     return columns
 
 

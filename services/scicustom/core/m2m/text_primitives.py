@@ -10,7 +10,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -59,8 +59,32 @@ def exact_mean(values: Sequence[float]) -> float:
     return total / (denominator * len(values))  # int / int is correctly rounded in CPython
 
 
-def python_round(values: Iterable[float], decimals: int) -> list[float]:
-    return [round(float(v), decimals) for v in values]
+def python_round(values: np.ndarray, decimals: int) -> list[float]:
+    """`[round(float(v), decimals) for v in values]`, vectorised (round is 70k calls per 2,645 rows).
+
+    `round` returns the double nearest the correctly rounded decimal k / 10^d of v, and k / 10^d as a
+    float division (k and 10^d exact) is that same double. k is rint(v * 10^d) unless the product lies
+    within its own rounding error of a half, where rint could pick the other side: those values, and
+    any too large or not finite, go through `round` itself.
+    """
+    values = np.asarray(values, dtype=np.float64)
+    if not 0 <= decimals <= _EXACT_POWERS_OF_TEN:
+        return [round(float(v), decimals) for v in values.tolist()]
+    scale = float(10**decimals)
+    scaled = values * scale
+    with np.errstate(invalid="ignore"):
+        fraction = scaled - np.floor(scaled)
+        doubtful = ~(np.abs(fraction - 0.5) > np.abs(scaled) * _PRODUCT_ERROR + _PRODUCT_ERROR)
+        doubtful |= ~(np.abs(scaled) < _EXACT_INTEGERS)
+    rounded: list[float] = (np.rint(scaled) / scale).tolist()
+    for i in np.flatnonzero(doubtful).tolist():
+        rounded[i] = round(float(values[i]), decimals)
+    return rounded
+
+
+_EXACT_POWERS_OF_TEN = 22  # 10^22 is the largest power of ten a double holds exactly
+_EXACT_INTEGERS = 2.0**52  # below this rint's integer and its division by 10^d are exact inputs
+_PRODUCT_ERROR = 1e-12  # far above the relative error of v * 10^d (2^-53)
 
 
 def numpy_round(values: np.ndarray, decimals: int) -> np.ndarray:
