@@ -28,7 +28,6 @@ from dataclasses import dataclass
 from itertools import chain, repeat
 
 import numpy as np
-from threadpoolctl import threadpool_limits
 
 from scicustom.core.m2m.text_primitives import TermMatcher, numpy_round, word_runs
 from scicustom.core.m2m.vocabulary import M2MVocabulary
@@ -171,7 +170,10 @@ def score_sns(hypotheses: Sequence[str], systems: Sequence[str] | None, interven
               word_bounded_terms: bool = False) -> dict[str, np.ndarray]:
     """numpy-rounded sns columns for one set of rows (the whole input, or one --group-by group)."""
     # One BLAS thread: the frequent-terms products are small (~2 GFLOP for 2,645 rows), and waking and
-    # spinning threads cost more than they gave, most on a shared machine.
+    # spinning threads cost more than they gave, most on a shared machine. Imported here (16 ms): the
+    # CLI scores sns after it has forked, so the import no longer delays the start of both processes.
+    from threadpoolctl import threadpool_limits
+
     with threadpool_limits(limits=1, user_api="blas"):
         return _sns(hypotheses, systems, interventions, vocabulary, stable_vocabulary, word_bounded_terms)
 
