@@ -6,9 +6,10 @@ The per-row metrics are pure-Python text work (regexes, token sets) that one pro
 core, and each row's values depend on that row alone, so the parts' columns joined are the whole's,
 value for value. sns is one computation over every row (TF-IDF neighbours), so it stays whole, in
 this process. CHILD_SHARE balances the two: on the paper's 2,645 rows the per-row metrics cost about
-1.45 s of CPU in all and sns about 0.43 s, so this process, with sns, takes 35% of the rows (measured as
-the CPU time of each part, which a busy machine stretches less than wall time: shares 0.6/0.63/0.66/0.7
-gave 1.02/0.96/0.94/0.86 s here and 0.88/0.91/0.95/1.01 s in the child).
+1.5 s of CPU in all and sns about 0.33 s, so this process, with sns, takes 40% of the rows (measured as
+the CPU time of each part, best of 3, which a busy machine stretches less than wall time: shares
+0.6/0.62/0.64/0.66 gave 0.94/0.88/0.87/0.79 s here and 0.95/0.93/1.02/1.01 s in the child, whose
+start the fork and its copy of the rows delay by a further 0.03-0.06 s).
 
 The child is forked, not spawned (it starts with everything imported and the records in memory) and
 sends its columns back pickled through a pipe; if it fails, its rows are scored here (raising its
@@ -28,7 +29,7 @@ from scicustom.core.m2m.scoring_options import ScoringOptions
 from scicustom.core.m2m.vocabulary import M2MVocabulary
 
 MIN_ROWS_TO_SPLIT = 400  # below this the fork and the pickling cost about what the second core saves
-CHILD_SHARE = 0.65  # of the rows, whose per-row metrics the child scores
+CHILD_SHARE = 0.6  # of the rows, whose per-row metrics the child scores
 
 Columns = dict[str, list[float | int | None]]
 
