@@ -1,10 +1,10 @@
 """The Elasticsearch candidate order equals the embedded order exactly, and kNN agrees.
 
 Two data sets: a deterministic synthetic corpus of 6,000 items over 120 units with skewed unit
-popularity, and the real corpus slice of `make setup` (its stored SparseUnitIndex, tags and MiniLM
-embeddings). Votes come from `aggregate_votes` over simulated juries of 3-7 judges, so consensus
-ranks are fractions like 7/3 whose float sums would round differently for equal means; the core
-compares them exactly, so such items tie and the id decides, in both paths.
+popularity, and a third of the real corpus of `make setup` (its stored tags and MiniLM embeddings, in
+a SparseUnitIndex as `corpus tag` builds one). Votes come from `aggregate_votes` over simulated juries
+of 3-7 judges, so consensus ranks are fractions like 7/3 whose float sums would round differently for
+equal means; the core compares them exactly, so such items tie and the id decides, in both paths.
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ from scicustom.ports import IndexedItem
 
 pytestmark = pytest.mark.integration
 
+SUBSAMPLE = 3  # of the real corpus: every third item
 SYNTHETIC_ITEMS = 6000
 SYNTHETIC_UNITS = 120
 DIMS = 32
@@ -158,19 +159,22 @@ def real_corpus(es_client):
     answers = {item.id: item.answer for item in corpus_items}
     ids, vectors = ctx.corpus.load_embeddings(MINILM_NAME)
     row = {item_id: r for r, item_id in enumerate(ids)}
+    unit_ids = list(sparse.unit_counts())
+    # Every third item of the stored index: the real tags' skew and ties at a third of the indexing and
+    # query time (the whole corpus took 160 s of the suite). The embedded side is the same adapter
+    # built from those items' stored tags, as `corpus tag` builds it from all of them.
+    indexed = sparse.item_ids()[::SUBSAMPLE]
+    sub = SparseUnitIndex.from_tags({i: tags[i] for i in indexed}, unit_ids)
     items = [IndexedItem(i, tuple(u for u, _ in tags[i]), questions[i], hardness=0.0,
                          quality=quality_score(questions[i], answers[i]), embedding=vectors[row[i]])
-             for i in sparse.item_ids()]
-    unit_ids = list(sparse.unit_counts())
+             for i in indexed]
     es = _es_index(es_client, unit_ids, vectors.shape[1], items)
-    # The embedded scan covers exactly the indexed items (a tagger may cover a slice of the corpus).
-    indexed = sparse.item_ids()
-    yield sparse, es, indexed, vectors[[row[i] for i in indexed]]
+    yield sub, es, indexed, vectors[[row[i] for i in indexed]]
     es.delete_index()
 
 
 @pytest.mark.slow
-def test_real_corpus_order_is_identical_to_the_stored_sparse_index(real_corpus):
+def test_real_corpus_order_is_identical_to_the_sparse_index(real_corpus):
     sparse, es, _, _ = real_corpus
     counts = sparse.unit_counts()
     assert es.unit_counts() == counts
