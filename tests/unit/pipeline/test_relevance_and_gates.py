@@ -92,6 +92,41 @@ def test_a_rare_word_named_by_items_all_over_the_corpus_is_not_a_topic_term():
     assert "senesc" in evidence.matched_terms(items[0]) and not evidence.matched_terms(items[3])
 
 
+class _TopicAxis:
+    """Every requirement text is the first axis: the corpus vectors below place the items around it."""
+
+    name = "topic-axis"
+
+    def encode(self, texts):
+        out = np.zeros((len(texts), 4), dtype=np.float32)
+        out[:, 0] = 1.0
+        return out
+
+
+def test_a_topical_term_whose_items_lean_to_the_field_is_not_a_topic_term():
+    """"citric" (the K_v word of a neighbouring voted unit, "Citric acid cycle") is rare and its items lie
+    near the Calvin cycle, but they lean further towards the field's centre (mitochondrial metabolism)
+    than the field's own items do on average; "rubisco"'s lean towards the topic."""
+    calvin = Requirement("calvin", "Calvin cycle", "Questions on the Calvin cycle and rubisco.")
+
+    def direction(*xs):
+        v = np.array(xs, dtype=np.float32)
+        return v / np.linalg.norm(v)
+
+    groups = [("rubisco fixes carbon", direction(1, 0, 0, 0), 40),
+              ("citric acid cycle enzyme", direction(0.6, 0.8, 0, 0), 30),
+              ("mitochondrial enzyme", direction(0.5, 0.866, 0, 0), 1430),
+              ("plant leaves", direction(0.7, 0, 0.714, 0), 1500),  # the topic's neighbourhood: 3000 items
+              ("the sky is blue", direction(0, 0, 0, 1), 3000)]
+    texts = [text for text, _, n in groups for _ in range(n)]
+    matrix = np.stack([vector for _, vector, n in groups for _ in range(n)])
+    background = list(range(3000, 6000)) + list(range(0, 3000, 10))
+    evidence = TopicEvidence(calvin, _TopicAxis(), matrix, background, TermPostings(texts), ["citric"])
+    assert evidence.topicality["citric"] >= TERM_TOPICALITY_Z and "citric" in evidence.rare_terms
+    assert "rubisco" in evidence.specific_terms and "citric" not in evidence.specific_terms
+    assert "citric" in evidence.field_terms
+
+
 def test_a_concept_phrase_whose_words_are_common_alone_is_a_term_where_an_item_names_them_all():
     genetics = Requirement("genetics", "medical genetics", "Questions on inheritance patterns, in humans.")
     items, evidence = _evidence_over(genetics, [

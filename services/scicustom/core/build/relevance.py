@@ -7,9 +7,14 @@ the topic *within its field*, and says why it voted as it did (the reason goes i
 
   topic-terms        lexical: the item names a term of the requirement, or an exclusive keyword
                      (K_v) of a voted unit, that is rare in the topic's wider field (the 3000 corpus
-                     items most similar to the topic) and whose items lie near the topic on average.
+                     items most similar to the topic), whose items lie near the topic on average, and
+                     lean towards it away from the field at least as much as the field's own items do
+                     (cosine to the topic less cosine to the field's centroid, on average).
                      "Vmax" and "uncompetitive" are such terms; "decline", "structure" or
-                     "potential", rare as they are, are named by items all over the corpus. A word
+                     "potential", rare as they are, are named by items all over the corpus; "gland"
+                     and "electrolyte" for the renin-angiotensin system, "syndrome" and "infection"
+                     for peptic ulcer, "chromosome" and "mutation" for Hardy-Weinberg equilibrium
+                     name items near the topic that lean to the rest of its field. A word
                      of the domain never counts alone: each names a wider class ("insulators",
                      "enzymes", "renal" anything, the cell "nucleus" of "nuclear"; "photosynthesis"
                      for its light reactions); a domain of several words, and each concept phrase
@@ -235,8 +240,14 @@ class TopicEvidence:
         self.rare_terms = frozenset(
             t for t in candidates
             if t not in GENERIC_TERMS and len(t) > 2 and t not in field_words and rare(postings.rows(t)))
-        self.specific_terms = frozenset(t for t in self.rare_terms
-                                        if self.topicality.get(t, np.inf) >= TERM_TOPICALITY_Z)
+        # Towards the topic, and away from its field: the items naming the term lie on average at least
+        # as far from the field's centroid towards the topic as the field's own items do.
+        near_rows = corpus_matrix[order]
+        self._field_contrast = float((near_rows @ self.topic - near_rows @ self.field).mean())
+        self.specific_terms = frozenset(
+            t for t in self.rare_terms
+            if self.topicality.get(t, np.inf) >= TERM_TOPICALITY_Z
+            and self._term_contrast(corpus_matrix, postings.rows(t)) >= self._field_contrast)
         self.field_terms = frozenset(candidates - self.specific_terms)
         # A concept phrase whose words are each too common alone ("inheritance patterns", "enzyme
         # kinetics") is a term of its own where an item names all its words.
@@ -250,6 +261,14 @@ class TopicEvidence:
             rows = postings.rows_naming_all(stems)
             if len(rows) and rare(rows) and self._topicality(sims, rows) >= TERM_TOPICALITY_Z:
                 self.specific_compounds += (stems,)
+
+    def _term_contrast(self, corpus_matrix: np.ndarray, rows: np.ndarray) -> float:
+        """Mean (cosine to the topic - cosine to its field) of the corpus items naming a term; a term no
+        item names is not judged by its items."""
+        if not len(rows):
+            return float("inf")
+        named = corpus_matrix[rows]
+        return float((named @ self.topic - named @ self.field).mean())
 
     def _topicality(self, sims: np.ndarray, rows: np.ndarray) -> float:
         """z-score (over the background) of the mean topic cosine of the corpus items naming a term."""
