@@ -282,6 +282,12 @@ def test_the_quality_gate_names_each_reason():
                     "Which of the following marked muscles is involved in opening of jaw?",
                     "A biopsy specimen is shown (arrow). What is the diagnosis?"):
         assert check_item(_mcq(pointed, ["a", "b", "c", "d"])) == "missing-context", pointed
+    for pointed in ("Refer to question 15 for details on the squirrel population. Which condition is required?",
+                    "The regression analysis of question 20 indicated that R-sq = 98.1%. Which is true?",
+                    "Consider an identical situation to that of question 21, except that a 2-sided test is used."):
+        assert check_item(_mcq(pointed, ["a", "b", "c", "d"])) == "missing-context", pointed
+    assert check_item(_mcq("Question 13. A buyer sent a signed letter to a seller. Is it a contract?",
+                           ["a", "b", "c", "d"])) is None  # its own label
     # An arrow that is part of the question, not of a missing image, stays.
     assert check_item(_mcq("A compass arrow points north. Which way is west?", ["a", "b", "c", "d"])) is None
     assert check_item(_mcq("Which is a noble gas?", ["Neon", "neon ", "Iron", "Tin"])) == "duplicate-options"

@@ -2,7 +2,8 @@
 
   missing-context     the question refers to a figure, diagram, graph, table, image, passage or a
                       pictured ECG, radiograph or instrument the corpus item does not contain (the
-                      corpora are text only)
+                      corpora are text only), or to another question of its source's exam ("Refer to
+                      question 15 for details on the squirrel population")
   empty-option        an option is empty
   duplicate-options   two options are the same text after normalisation
   doubtful-key        offline checks find the key doubtful: a NOT/EXCEPT question keyed "all of the
@@ -79,6 +80,10 @@ _MISSING += [
     re.compile(r"\b(?:shows?|showed|shown|reveals?|revealed)\s+the\s+following\s+"
                r"(?:pathology|findings?|lesions?|picture|image|appearance)\s*[-:?.]*\s*$", re.I),
     re.compile(rf"\bthe\s+given\s+{_PICTURED}", re.I),
+    # Another question of the source's exam, which the corpus keeps as an item of its own, if at all. A
+    # question's own label ("Question 13. A buyer sent ...") is not a reference.
+    re.compile(r"\b(?:refer(?:ring)?\s+to|see|of|in|given\s+in|that\s+of|from)\s+(?:the\s+)?questions?\s+#?\d+\b",
+               re.I),
 ]
 _ALL_ABOVE = re.compile(r"^(?:all of (?:the )?(?:above|these|the following)|all are (?:true|correct))\.?$", re.I)
 _NONE_ABOVE = re.compile(r"^none of (?:the )?(?:above|these)\.?$", re.I)
