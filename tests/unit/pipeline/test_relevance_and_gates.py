@@ -286,8 +286,22 @@ def test_the_quality_gate_names_each_reason():
                     "The regression analysis of question 20 indicated that R-sq = 98.1%. Which is true?",
                     "Consider an identical situation to that of question 21, except that a 2-sided test is used."):
         assert check_item(_mcq(pointed, ["a", "b", "c", "d"])) == "missing-context", pointed
+    for pointed in ("Xray is as shown below. What is the likely diagnosis?",
+                    "The x - ray after the fall is given below:",
+                    "A set of hybrid sp^3 orbitals for a carbon atom is given above. Which is NOT true about them?"):
+        assert check_item(_mcq(pointed, ["a", "b", "c", "d"])) == "missing-context", pointed
+    for shown in ("Labs are drawn, as shown below:\n\nHemoglobin: 20 g/dL", "What are the products in the reaction "
+                  "shown below? HCl + NaOH ->", "The mathematical model is shown below. Speed = distance/time.",
+                  "The stages of a life cycle are shown below. birth -> growth -> reproduction"):
+        assert check_item(_mcq(shown, ["a", "b", "c", "d"])) is None, shown
     assert check_item(_mcq("Question 13. A buyer sent a signed letter to a seller. Is it a contract?",
                            ["a", "b", "c", "d"])) is None  # its own label
+    # A medium or an author the question describes in words, or an optical image, is no missing context.
+    for described in ("What happens to the image formed by a concave mirror as the object nears the focal point?",
+                      "The graph of ln [A] versus time is curved; the graph of 1/[A] versus time is straight. Why?",
+                      "What is the name of the chart that makes it easy to find the genotypes of offspring?",
+                      "What is the name of the author who proposed natural selection?"):
+        assert check_item(_mcq(described, ["a", "b", "c", "d"])) is None, described
     # An arrow that is part of the question, not of a missing image, stays.
     assert check_item(_mcq("A compass arrow points north. Which way is west?", ["a", "b", "c", "d"])) is None
     assert check_item(_mcq("Which is a noble gas?", ["Neon", "neon ", "Iron", "Tin"])) == "duplicate-options"

@@ -2,8 +2,9 @@
 
   missing-context     the question refers to a figure, diagram, graph, table, image, passage or a
                       pictured ECG, radiograph or instrument the corpus item does not contain (the
-                      corpora are text only), or to another question of its source's exam ("Refer to
-                      question 15 for details on the squirrel population")
+                      corpora are text only), "shown below" with nothing shown after it, or another
+                      question of its source's exam ("Refer to question 15 for details on the squirrel
+                      population")
   empty-option        an option is empty
   duplicate-options   two options are the same text after normalisation
   doubtful-key        offline checks find the key doubtful: a NOT/EXCEPT question keyed "all of the
@@ -54,10 +55,15 @@ _MEDIA = r"(?:figure|fig\.|diagram|graph|table|chart|image|picture|photograph|ph
 _MISSING = [
     re.compile(rf"\b(?:shown|given|depicted|illustrated|presented|pictured|displayed)\s+(?:in|on|below|above)\s+"
                rf"(?:the\s+)?(?:following\s+|accompanying\s+|attached\s+)?{_MEDIA}", re.I),
-    re.compile(rf"\b(?:the|this|following|accompanying|above|below)\s+{_MEDIA}s?\b(?!\s+of\s+(?:a|an|the)\s)", re.I),
+    # ... but not a medium the question describes in words or names as a concept: "the graph of ln [A] versus
+    # time", "the chart that makes it easy to find the genotypes", the optics "image formed by a mirror".
+    re.compile(rf"\b(?:the|this|following|accompanying|above|below)\s+{_MEDIA}s?\b"
+               rf"(?!\s+(?:of|that|which|formed|produced|distance|height|is\s+(?:real|virtual|inverted|upright|erect))\b)",
+               re.I),
     re.compile(r"\b(?:the|this|following|above|preceding)\s+(?:passage|excerpt|paragraph|text|article)\b", re.I),
     re.compile(r"\b(?:in|from)\s+(?:figure|fig\.|table)\s*\d", re.I),
-    re.compile(r"\bthe author(?:'s)?\b", re.I),
+    # A passage's author, not "the author who proposed natural selection".
+    re.compile(r"\bthe author(?:'s)?\b(?!\s+(?:who|that|of)\b)", re.I),
     # Structures pointed at in an image the corpus did not keep (MedMCQA/MedQA: "marked (with arrow)").
     re.compile(r"\b(?:marked|labell?ed|shown|indicated)\b[^.?]{0,20}\barrows?\b|\(\s*(?:with\s+)?arrows?\s*\)", re.I),
     re.compile(r"\bmarked\s+(?:muscles?|structures?|areas?|parts?|bones?|regions?|vessels?|nerves?|organs?|points?"
@@ -99,12 +105,19 @@ _POINTS_AT_PICTURE = re.compile(r"\b(?:shown|seen|illustrated|presented|displaye
                                 r"[^.?\n]{0,25}\b(?:(?:figure|image|picture|photograph|photo|diagram|arrow)s?\b|fig\.)",
                                 re.I)
 
+# Whatever its length, a question whose "shown below" (or "given above") is followed by nothing but its own
+# question ("CECT is shown below. Which is best management of this condition?", "The x-ray after the fall is
+# given below:") shows nothing: what it points at is missing. Lab values, an equation or data after it
+# (digits, "=", "->", a new line) are what it shows. On the corpus: 15 questions, none caught otherwise.
+_SHOWS_NOTHING = re.compile(r"\b(?:shown|given|depicted|illustrated|displayed|pictured)\s+(?:below|above)\s*[.:]\s*"
+                            r"(?:[A-Z][^\n:=\d<>+]{0,150}?[?:.]?\s*)?$")
+
 
 def check_item(item: CorpusItem) -> str | None:
     """The first reason the item is malformed, or None."""
     if len(item.question) < LONG_QUESTION and any(p.search(item.question) for p in _MISSING):
         return "missing-context"
-    if _POINTS_AT_PICTURE.search(item.question):
+    if _POINTS_AT_PICTURE.search(item.question) or _SHOWS_NOTHING.search(item.question):
         return "missing-context"
     options = [normalise_text(o) for o in item.options]
     if any(not o.strip(" .") for o in options):
