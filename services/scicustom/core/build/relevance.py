@@ -216,7 +216,8 @@ class TopicEvidence:
         self.exclusion_vectors = encoded[2 + len(self.phrases):]
         sims = corpus_matrix @ self.topic
         order = np.argsort(-sims, kind="stable")[:NEIGHBOURHOOD]
-        field = corpus_matrix[order].astype(np.float64).mean(axis=0)
+        near_rows = corpus_matrix[order]
+        field = near_rows.astype(np.float64).mean(axis=0)
         self.field = (field / max(float(np.linalg.norm(field)), 1e-12)).astype(np.float32)
         background = corpus_matrix[list(background_rows)]
         bg_cos = background @ self.topic
@@ -242,12 +243,11 @@ class TopicEvidence:
             if t not in GENERIC_TERMS and len(t) > 2 and t not in field_words and rare(postings.rows(t)))
         # Towards the topic, and away from its field: the items naming the term lie on average at least
         # as far from the field's centroid towards the topic as the field's own items do.
-        near_rows = corpus_matrix[order]
-        self._field_contrast = float((near_rows @ self.topic - near_rows @ self.field).mean())
+        field_contrast = float((near_rows @ self.topic - near_rows @ self.field).mean())
         self.specific_terms = frozenset(
             t for t in self.rare_terms
             if self.topicality.get(t, np.inf) >= TERM_TOPICALITY_Z
-            and self._term_contrast(corpus_matrix, postings.rows(t)) >= self._field_contrast)
+            and self._term_contrast(corpus_matrix, postings.rows(t)) >= field_contrast)
         self.field_terms = frozenset(candidates - self.specific_terms)
         # A concept phrase whose words are each too common alone ("inheritance patterns", "enzyme
         # kinetics") is a term of its own where an item names all its words.
