@@ -71,8 +71,9 @@ def python_round(values: np.ndarray, decimals: int) -> list[float]:
     if not 0 <= decimals <= _EXACT_POWERS_OF_TEN:
         return [round(float(v), decimals) for v in values.tolist()]
     scale = float(10**decimals)
-    scaled = values * scale
-    with np.errstate(invalid="ignore"):
+    # A huge or infinite value overflows or makes NaN here; it goes through `round` below, silently.
+    with np.errstate(over="ignore", invalid="ignore"):
+        scaled = values * scale
         fraction = scaled - np.floor(scaled)
         doubtful = ~(np.abs(fraction - 0.5) > np.abs(scaled) * _PRODUCT_ERROR + _PRODUCT_ERROR)
         doubtful |= ~(np.abs(scaled) < _EXACT_INTEGERS)
